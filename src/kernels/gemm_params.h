@@ -1,0 +1,33 @@
+// The one parameter block every ferrocute GEMM kernel takes, passed by value.
+// Mirrored by `GemmParams` in src/gemm/params.rs (#[repr(C)]): change both together.
+//
+// Problem (CuTe's GEMM convention, all column-major in the BLAS sense for D/C):
+//   D(m,n,l) = alpha * sum_k A(m,k,l) * B(n,k,l) + beta * C(m,n,l)
+//   A is (M,K), B is (N,K), C and D are (M,N) with strides (1, ldc).
+//   The kernel's template parameter says which mode of A and B has unit stride:
+//     K-major A:  A(m,k) = a[m*lda + k]      M-major A: A(m,k) = a[m + k*lda]
+//     K-major B:  B(n,k) = b[n*ldb + k]      N-major B: B(n,k) = b[n + k*ldb]
+//   Batch l adds l*batch_stride_x elements. beta == 0 means C is never read (c may be null).
+#pragma once
+#include <stdint.h>
+
+struct GemmParams {
+  const void* a;
+  const void* b;
+  const void* c;
+  void* d;
+  int64_t lda;
+  int64_t ldb;
+  int64_t ldc;
+  int64_t ldd;
+  int64_t batch_stride_a;
+  int64_t batch_stride_b;
+  int64_t batch_stride_c;
+  int64_t batch_stride_d;
+  int32_t m;
+  int32_t n;
+  int32_t k;
+  int32_t batch;
+  float alpha;
+  float beta;
+};
