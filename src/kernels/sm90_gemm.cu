@@ -1,0 +1,37 @@
+// Instantiation unit for the sm_90a GEMM kernels (see sm90_gemm.cuh for the contract).
+// Build: nvcc -gencode=arch=compute_90a,code=compute_90a --ptx -O3 -DNDEBUG --expt-relaxed-constexpr
+//        -std=c++17 -I<cutlass>/include -I src/kernels
+//        [-DFERROCUTE_SM90_CONFIG_HEADER='"my_configs.h"'] src/kernels/sm90_gemm.cu
+// The config header must define FERROCUTE_SM90_CONFIGS(X) calling X(cfgname, CfgType) per config.
+// Optional narrowing (each defaults to all): FERROCUTE_SM90_ONLY_KK (am=k,bm=k only),
+// FERROCUTE_SM90_ONLY_BF16 (in=bf16, out=bf16 only).
+#include "sm90_gemm.cuh"
+
+#ifndef FERROCUTE_SM90_CONFIG_HEADER
+#define FERROCUTE_SM90_CONFIG_HEADER "sm90_example_configs.h"
+#endif
+#include FERROCUTE_SM90_CONFIG_HEADER
+
+#if defined(FERROCUTE_SM90_ONLY_BF16)
+#define FERROCUTE_SM90_TYPES(name, Cfg, am, bm) FERROCUTE_SM90_DEFINE(name, Cfg, am, bm, bf16, bf16)
+#else
+#define FERROCUTE_SM90_TYPES(name, Cfg, am, bm)        \
+  FERROCUTE_SM90_DEFINE(name, Cfg, am, bm, bf16, bf16) \
+  FERROCUTE_SM90_DEFINE(name, Cfg, am, bm, bf16, f16)  \
+  FERROCUTE_SM90_DEFINE(name, Cfg, am, bm, bf16, f32)  \
+  FERROCUTE_SM90_DEFINE(name, Cfg, am, bm, f16, bf16)  \
+  FERROCUTE_SM90_DEFINE(name, Cfg, am, bm, f16, f16)   \
+  FERROCUTE_SM90_DEFINE(name, Cfg, am, bm, f16, f32)
+#endif
+
+#if defined(FERROCUTE_SM90_ONLY_KK)
+#define FERROCUTE_SM90_MAJORS(name, Cfg) FERROCUTE_SM90_TYPES(name, Cfg, k, k)
+#else
+#define FERROCUTE_SM90_MAJORS(name, Cfg) \
+  FERROCUTE_SM90_TYPES(name, Cfg, k, k)  \
+  FERROCUTE_SM90_TYPES(name, Cfg, k, n)  \
+  FERROCUTE_SM90_TYPES(name, Cfg, m, k)  \
+  FERROCUTE_SM90_TYPES(name, Cfg, m, n)
+#endif
+
+FERROCUTE_SM90_CONFIGS(FERROCUTE_SM90_MAJORS)

@@ -1,0 +1,471 @@
+// ferrocute: Hopper (sm_90a) bf16/f16 GEMM, TMA + WGMMA, warp-specialized, persistent.
+//
+// Computes (gemm_params.h convention)  D(m,n,l) = alpha * sum_k A(m,k,l) B(n,k,l) + beta * C(m,n,l)
+// with f32 accumulation.  C has the same element type as D.  beta == 0 never reads C.
+//
+// =====================================================================================
+// CONFIG SCHEMA (a plain struct; see sm90_example_configs.h for concrete examples)
+// =====================================================================================
+//   struct Cfg {
+//     using TileShape    = cute::Shape<cute::Int<BM>, cute::Int<BN>, cute::Int<BK>>;
+//                          // CTA tile.  Cooperative: BM = 128 (2 consumer warpgroups x 64 rows),
+//                          // BN in {64,...,256} multiple of 64 (one WGMMA m64nBNk16 per WG per k16),
+//                          // BK multiple of 64 (64 16-bit elements = one 128-byte swizzle row).
+//     using ClusterShape = cute::Shape<cute::Int<1>, cute::Int<1>, cute::Int<1>>;  // only 1x1x1 now
+//     static constexpr int Stages = 4;        // smem pipeline depth (A+B tile per stage)
+//     using SmemLayoutAtomK  = cute::ComposedLayout<cute::Swizzle<3,4,3>, cute::smem_ptr_flag_bits<16>,
+//                                cute::Layout<cute::Shape<cute::Int<8>,cute::Int<64>>,
+//                                             cute::Stride<cute::Int<64>,cute::Int<1>>>>;
+//                          // smem atom for a K-major operand (== GMMA::Layout_K_SW128_Atom<16-bit>)
+//     using SmemLayoutAtomMN = cute::ComposedLayout<cute::Swizzle<3,4,3>, cute::smem_ptr_flag_bits<16>,
+//                                cute::Layout<cute::Shape<cute::Int<64>,cute::Int<8>>,
+//                                             cute::Stride<cute::Int<1>,cute::Int<64>>>>;
+//                          // smem atom for an M/N-major operand (== GMMA::Layout_MN_SW128_Atom<16-bit>)
+//                          // Only the 128B-swizzle atoms are accepted (static_assert): the tensor-map
+//                          // contract below fixes CU_TENSOR_MAP_SWIZZLE_128B.
+//     static constexpr int RasterGroup = 8;   // grouped raster: tiles are walked M-first inside
+//                                             // groups of RasterGroup M-tiles (L2 reuse of B)
+//     static constexpr int EpiN = 32;         // epilogue staging chunk width (columns of D), mult of 8
+//     static constexpr int Schedule = 0;      // 0 = cooperative (only one implemented)
+//   };
+//
+// =====================================================================================
+// ENTRY POINTS
+// =====================================================================================
+//   extern "C" __global__ void ferrocute_sm90_<cfg>_<am><bm>_<in>_<out>(
+//       GemmParams params,                               // param 0, by value (gemm_params.h)
+//       const __grid_constant__ CUtensorMap tma_a,       // param 1, 128 B, 64-B aligned
+//       const __grid_constant__ CUtensorMap tma_b);      // param 2
+//   am in {k,m}: A K-major / M-major;  bm in {k,n}: B K-major / N-major;
+//   in in {bf16,f16} (A and B); out in {bf16,f16,f32} (D and C).
+//   e.g. ferrocute_sm90_128x256x64_s4_coop_kk_bf16_bf16
+//
+// =====================================================================================
+// TENSOR-MAP CONTRACT (host side: cuTensorMapEncodeTiled, rank 3)
+// =====================================================================================
+//   common: dataType   = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 (in=bf16) / _FLOAT16 (in=f16)
+//           rank       = 3, elementStrides = {1,1,1}
+//           interleave = CU_TENSOR_MAP_INTERLEAVE_NONE
+//           swizzle    = CU_TENSOR_MAP_SWIZZLE_128B
+//           l2Promotion= CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+//           oobFill    = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE   (zero fill: required for M/N/K residues)
+//           globalAddress = params.a / params.b (must be 16-byte aligned)
+//   globalStrides (bytes, dims 1 and 2 only): {ld*2, batch_stride*2}; each must be a multiple
+//           of 16 (=> lda, ldb, batch strides multiples of 8 elements).  If batch == 1 (or the batch
+//           stride is 0) pass batch_stride*2 := ld*2*globalDim[1] instead (any legal value works,
+//           coordinate 2 is always 0).  Broadcast batches (stride 0, batch > 1) are not supported.
+//   A K-major (am=k): globalDim = {K, M, batch}, globalStrides = {lda*2, batch_stride_a*2},
+//                     boxDim = {64, BM, 1}
+//   A M-major (am=m): globalDim = {M, K, batch}, globalStrides = {lda*2, batch_stride_a*2},
+//                     boxDim = {64, BK, 1}
+//   B K-major (bm=k): globalDim = {K, N, batch}, globalStrides = {ldb*2, batch_stride_b*2},
+//                     boxDim = {64, BN, 1}
+//   B N-major (bm=n): globalDim = {N, K, batch}, globalStrides = {ldb*2, batch_stride_b*2},
+//                     boxDim = {64, BK, 1}
+//   (64 = 128 bytes of 16-bit elements = the SW128 row; the kernel issues BK/64 (K-major) or
+//    BM/64 resp. BN/64 (MN-major) boxes per operand per stage.)
+//   Shapes whose ld/batch stride/base are not 16-byte aligned cannot use this kernel (TMA rule);
+//   route them elsewhere.  D and C have no such restriction (the epilogue falls back to scalar
+//   accesses when ldd/ldc/pointers are not 16-byte aligned).
+//
+// =====================================================================================
+// LAUNCH FORMULA
+// =====================================================================================
+//   tiles     = ceil(M/BM) * ceil(N/BN) * batch
+//   grid      = (min(tiles, numSMs), 1, 1)      persistent; any grid.x >= 1 is correct
+//   block     = (384, 1, 1)                      warpgroup 0 = producer (1 TMA thread),
+//                                                warpgroups 1,2 = consumers (WGMMA + epilogue)
+//   cluster   = (1, 1, 1)                        (no cluster launch attribute needed)
+//   dynamic smem bytes = smem_bytes<Cfg, Out>() =
+//       1024 (alignment slack) + Stages*(BM+BN)*BK*2 + 2*EpiN*(64+4)*4 + Stages*16
+//       e.g. 128x256x64_s4 : 1024 + 196608 + 17408 + 64 = 215104 bytes (any out type)
+//   needs cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem) before launch.
+//   The kernel traps if launched with less dynamic smem than it needs, or with blockDim != 384.
+//   tiles == 0 (M, N or batch == 0): do not launch.  K == 0 is allowed (D = beta*C).
+//
+// PTX: nvcc -gencode=arch=compute_90a,code=compute_90a --ptx -O3 -DNDEBUG --expt-relaxed-constexpr
+//      -std=c++17 -I<cutlass>/include -DFERROCUTE_SM90_CONFIG_HEADER='"sm90_example_configs.h"'
+//      src/kernels/sm90_gemm.cu
+#pragma once
+
+#include <cuda.h>   // CUtensorMap
+#include <stdint.h>
+#include <type_traits>
+
+#include <cute/tensor.hpp>
+#include <cute/arch/copy_sm90_tma.hpp>
+#include <cute/arch/copy_sm90_desc.hpp>
+#include <cute/arch/mma_sm90.hpp>
+#include <cute/atom/mma_atom.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+#include <cutlass/numeric_types.h>
+
+#include "gemm_params.h"
+
+namespace ferrocute {
+namespace sm90 {
+
+using namespace cute;
+
+static constexpr int kThreads = 384;
+static constexpr int kEpiLd = 64 + 4;   // padded column stride (floats) of the epilogue staging
+
+template <class Cfg>
+struct Derived {
+  static constexpr int BM = size<0>(typename Cfg::TileShape{});
+  static constexpr int BN = size<1>(typename Cfg::TileShape{});
+  static constexpr int BK = size<2>(typename Cfg::TileShape{});
+  static constexpr int S = Cfg::Stages;
+  static constexpr int EpiN = Cfg::EpiN;
+  static constexpr int kABytes = BM * BK * 2;
+  static constexpr int kBBytes = BN * BK * 2;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kEpiFloats = EpiN * kEpiLd;   // per consumer warpgroup
+};
+
+template <class Cfg>
+struct alignas(1024) SharedStorage {
+  using D = Derived<Cfg>;
+  uint8_t a[D::S * D::kABytes];          // 1024-aligned (offset 0)
+  uint8_t b[D::S * D::kBBytes];          // 1024-aligned (kABytes*S is a multiple of 1024)
+  float epi[2][D::kEpiFloats];
+  uint64_t full[D::S];
+  uint64_t empty[D::S];
+};
+
+template <class Cfg>
+__host__ __device__ constexpr int smem_bytes() {
+  return int(sizeof(SharedStorage<Cfg>)) + 1024;
+}
+
+// ---------------------------------------------------------------------------------
+// Tile scheduler: linear persistent index -> (m_blk, n_blk, l) with grouped raster.
+// ---------------------------------------------------------------------------------
+struct TileCoord { int m, n, l; };
+
+__device__ __forceinline__ TileCoord tile_coord(int idx, int tiles_m, int tiles_n, int group) {
+  const int per_batch = tiles_m * tiles_n;
+  const int l = idx / per_batch;
+  int r = idx - l * per_batch;
+  const int per_group = group * tiles_n;
+  const int g = r / per_group;
+  const int first_m = g * group;
+  const int gsize = min(tiles_m - first_m, group);
+  r -= g * per_group;
+  TileCoord t;
+  t.m = first_m + r % gsize;
+  t.n = r / gsize;
+  t.l = l;
+  return t;
+}
+
+__device__ __forceinline__ void named_bar_sync(int id, int nthreads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
+}
+
+__device__ __forceinline__ uint32_t dyn_smem_size() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+  return r;
+}
+
+template <class T> struct OutOps;
+template <> struct OutOps<float> {
+  __device__ static float to(float x) { return x; }
+  __device__ static float from(float x) { return x; }
+};
+template <> struct OutOps<cutlass::bfloat16_t> {
+  __device__ static cutlass::bfloat16_t to(float x) { return cutlass::bfloat16_t(x); }
+  __device__ static float from(cutlass::bfloat16_t x) { return float(x); }
+};
+template <> struct OutOps<cutlass::half_t> {
+  __device__ static cutlass::half_t to(float x) { return cutlass::half_t(x); }
+  __device__ static float from(cutlass::half_t x) { return float(x); }
+};
+
+// ---------------------------------------------------------------------------------
+// The kernel body.
+// ---------------------------------------------------------------------------------
+template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out>
+__device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap const* tma_a,
+                                            CUtensorMap const* tma_b) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using D = Derived<Cfg>;
+  constexpr int BM = D::BM, BN = D::BN, BK = D::BK, S = D::S, EpiN = D::EpiN;
+  static_assert(sizeof(In) == 2, "16-bit inputs only");
+  static_assert(BM == 128, "cooperative schedule: BM must be 128 (2 consumer WGs x 64)");
+  static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "BN must be 64..256, multiple of 64");
+  static_assert(BK % 64 == 0, "BK must be a multiple of 64");
+  static_assert(EpiN % 8 == 0 && BN % EpiN == 0 && (8 * EpiN) % 128 == 0, "bad EpiN");
+  static_assert(Cfg::Schedule == 0, "only the cooperative schedule is implemented");
+  static_assert(size(typename Cfg::ClusterShape{}) == 1, "cluster 1x1x1 only");
+  static_assert(std::is_same<typename Cfg::SmemLayoutAtomK, GMMA::Layout_K_SW128_Atom<In>>::value,
+                "SmemLayoutAtomK must be the 128B-swizzle K-major GMMA atom");
+  static_assert(std::is_same<typename Cfg::SmemLayoutAtomMN, GMMA::Layout_MN_SW128_Atom<In>>::value,
+                "SmemLayoutAtomMN must be the 128B-swizzle MN-major GMMA atom");
+
+  constexpr GMMA::Major MajA = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
+  constexpr GMMA::Major MajB = BKMajor ? GMMA::Major::K : GMMA::Major::MN;
+
+  // Smem layouts (BM|BN, BK, S).  K-major: atoms stacked along M/N first (each TMA box {64,BM}
+  // covers one 64-wide K slab = BM*64 contiguous elements).  MN-major: atoms stacked along K first
+  // (each TMA box {64, BK} covers one 64-wide M/N slab = 64*BK contiguous elements).
+  using SmemLayoutA = decltype(conditional_return<AKMajor>(
+      tile_to_shape(typename Cfg::SmemLayoutAtomK{}, make_shape(Int<BM>{}, Int<BK>{}, Int<S>{}),
+                    Step<_1, _2, _3>{}),
+      tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<BM>{}, Int<BK>{}, Int<S>{}),
+                    Step<_2, _1, _3>{})));
+  using SmemLayoutB = decltype(conditional_return<BKMajor>(
+      tile_to_shape(typename Cfg::SmemLayoutAtomK{}, make_shape(Int<BN>{}, Int<BK>{}, Int<S>{}),
+                    Step<_1, _2, _3>{}),
+      tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<BN>{}, Int<BK>{}, Int<S>{}),
+                    Step<_2, _1, _3>{})));
+
+  using MmaOp = decltype(GMMA::ss_op_selector<In, In, float, Shape<_64, Int<BN>, Int<BK>>, MajA, MajB>());
+  using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<_2, _1, _1>>{}));
+
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem_aligned = reinterpret_cast<uint8_t*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  SharedStorage<Cfg>& ss = *reinterpret_cast<SharedStorage<Cfg>*>(smem_aligned);
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int wg = warp / 4;
+
+  if (tid == 0) {
+    if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(smem_bytes<Cfg>())) __trap();
+    for (int s = 0; s < S; ++s) {
+      cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
+      cutlass::arch::ClusterBarrier::init(&ss.empty[s], 256);
+    }
+    cutlass::arch::fence_barrier_init();
+  }
+  __syncthreads();
+
+  const int M = p.m, N = p.n, K = p.k;
+  const int tiles_m = (M + BM - 1) / BM;
+  const int tiles_n = (N + BN - 1) / BN;
+  const int num_tiles = tiles_m * tiles_n * p.batch;
+  const int k_tiles = (K + BK - 1) / BK;
+  const int group = Cfg::RasterGroup;
+
+  if (wg == 0) {
+    // ============================ PRODUCER ============================
+    cutlass::arch::warpgroup_reg_dealloc<40>();
+    if (warp == 0 && cute::elect_one_sync()) {
+      cute::prefetch_tma_descriptor(tma_a);
+      cute::prefetch_tma_descriptor(tma_b);
+      constexpr uint64_t hint = uint64_t(TMA::CacheHintSm90::EVICT_NORMAL);
+      int stage = 0;
+      uint32_t phase = 1;   // producer starts on the "previous" phase: first waits pass
+      for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+        const TileCoord tc = tile_coord(tile, tiles_m, tiles_n, group);
+        const int m0 = tc.m * BM, n0 = tc.n * BN;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
+          cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
+                                                                         D::kStageBytes);
+          uint8_t* sa = ss.a + stage * D::kABytes;
+          uint8_t* sb = ss.b + stage * D::kBBytes;
+          const int k0 = kt * BK;
+          if constexpr (AKMajor) {
+            CUTE_UNROLL
+            for (int i = 0; i < BK / 64; ++i)
+              SM90_TMA_LOAD_3D::copy(tma_a, &ss.full[stage], hint, sa + i * BM * 64 * 2,
+                                     k0 + i * 64, m0, tc.l);
+          } else {
+            CUTE_UNROLL
+            for (int i = 0; i < BM / 64; ++i)
+              SM90_TMA_LOAD_3D::copy(tma_a, &ss.full[stage], hint, sa + i * 64 * BK * 2,
+                                     m0 + i * 64, k0, tc.l);
+          }
+          if constexpr (BKMajor) {
+            CUTE_UNROLL
+            for (int i = 0; i < BK / 64; ++i)
+              SM90_TMA_LOAD_3D::copy(tma_b, &ss.full[stage], hint, sb + i * BN * 64 * 2,
+                                     k0 + i * 64, n0, tc.l);
+          } else {
+            CUTE_UNROLL
+            for (int i = 0; i < BN / 64; ++i)
+              SM90_TMA_LOAD_3D::copy(tma_b, &ss.full[stage], hint, sb + i * 64 * BK * 2,
+                                     n0 + i * 64, k0, tc.l);
+          }
+          if (++stage == S) { stage = 0; phase ^= 1; }
+        }
+      }
+    }
+  } else {
+    // ============================ CONSUMERS ===========================
+    cutlass::arch::warpgroup_reg_alloc<232>();
+    const int ctid = tid - 128;          // 0..255 within the consumer warpgroups
+    const int cwg = ctid / 128;          // consumer warpgroup: rows [64*cwg, 64*cwg+64) of the tile
+    const int wtid = ctid % 128;         // thread within its warpgroup
+
+    TiledMma tiled_mma;
+    auto thr_mma = tiled_mma.get_thread_slice(ctid);
+    Tensor sA = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.a)), SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.b)), SmemLayoutB{});
+    Tensor tCsA = thr_mma.partition_A(sA);     // (MMA, MMA_M, MMA_K, S)
+    Tensor tCsB = thr_mma.partition_B(sB);     // (MMA, MMA_N, MMA_K, S)
+    Tensor tCrA = thr_mma.make_fragment_A(tCsA);
+    Tensor tCrB = thr_mma.make_fragment_B(tCsB);
+    Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<BM>, Int<BN>>{});
+    static_assert(decltype(size(accum))::value == BN / 2, "unexpected accumulator fragment");
+
+    const float alpha = p.alpha, beta = p.beta;
+    const bool has_beta = (beta != 0.0f);
+    Out* dptr = reinterpret_cast<Out*>(p.d);
+    const Out* cptr = reinterpret_cast<const Out*>(p.c);
+    constexpr int VEC = 8;   // elements of D per vector access (16 B for 16-bit, 32 B for f32)
+    const bool d_vec = ((reinterpret_cast<uintptr_t>(dptr) & 15) == 0) && (p.ldd % VEC == 0) &&
+                       (p.batch_stride_d % VEC == 0);
+    const bool c_vec = ((reinterpret_cast<uintptr_t>(cptr) & 15) == 0) && (p.ldc % VEC == 0) &&
+                       (p.batch_stride_c % VEC == 0);
+    float* stg = ss.epi[cwg];
+    const int lane = wtid % 32, wwarp = wtid / 32;
+
+    int stage = 0;
+    uint32_t phase = 0;
+
+    for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+      const TileCoord tc = tile_coord(tile, tiles_m, tiles_n, group);
+
+      // ------------------------------ mainloop ------------------------------
+      // One uniform loop (no peeled first iteration: a peel makes the compiler copy the
+      // accumulators between the two bodies and inject a warpgroup.wait, C7517).
+      // ScaleOut::Zero on the first k-block zero-initialises the accumulators.
+      // Invariant: at most one WGMMA batch in flight; a stage is released once the batch that
+      // read it has retired (warpgroup_wait<1> after committing the next batch).
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      if (k_tiles == 0) {
+        CUTE_UNROLL
+        for (int i = 0; i < size(accum); ++i) accum(i) = 0.0f;
+      }
+      int prev_stage = -1;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        cutlass::arch::ClusterBarrier::wait(&ss.full[stage], phase);
+        warpgroup_fence_operand(accum);
+        warpgroup_arrive();
+        CUTE_UNROLL
+        for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+          cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
+          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+        }
+        warpgroup_commit_batch();
+        warpgroup_wait<1>();            // batch kt-1 retired: its stage may be refilled
+        warpgroup_fence_operand(accum);
+        if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
+        prev_stage = stage;
+        if (++stage == S) { stage = 0; phase ^= 1; }
+      }
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(accum);
+      if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
+
+      // ------------------------------ epilogue ------------------------------
+      // Fragment of m64nBNk16 (f32): value i = v0 + 2*v1 + 4*j  ->
+      //   row = 16*warp + lane/4 + 8*v1,  col = 8*j + 2*(lane%4) + v0
+      const int m_base = tc.m * BM + cwg * 64;
+      const int n_base = tc.n * BN;
+      const int64_t l = tc.l;
+      const int frag_row = 16 * wwarp + lane / 4;
+      const int frag_col = 2 * (lane % 4);
+      CUTE_UNROLL
+      for (int c = 0; c < BN / EpiN; ++c) {
+        // registers -> staging (column-major, conflict-free with kEpiLd = 68)
+        CUTE_UNROLL
+        for (int j = 0; j < EpiN / 8; ++j) {
+          CUTE_UNROLL
+          for (int v1 = 0; v1 < 2; ++v1) {
+            CUTE_UNROLL
+            for (int v0 = 0; v0 < 2; ++v0) {
+              const int i = v0 + 2 * v1 + 4 * (c * (EpiN / 8) + j);
+              stg[(8 * j + frag_col + v0) * kEpiLd + frag_row + 8 * v1] = accum(i);
+            }
+          }
+        }
+        named_bar_sync(1 + cwg, 128);
+        // staging -> global, 8 consecutive rows (M, unit stride in D) per access
+        CUTE_UNROLL
+        for (int it = 0; it < (8 * EpiN) / 128; ++it) {
+          const int item = wtid + 128 * it;
+          const int mb = item % 8;
+          const int col = item / 8;
+          const int gm = m_base + mb * 8;
+          const int gn = n_base + c * EpiN + col;
+          if (gn < N && gm < M) {
+            const float4 lo = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8]);
+            const float4 hi = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8 + 4]);
+            float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+            CUTE_UNROLL
+            for (int e = 0; e < 8; ++e) v[e] *= alpha;
+            const bool full_vec = (gm + 8 <= M);
+            const int64_t doff = l * p.batch_stride_d + int64_t(gn) * p.ldd + gm;
+            if (has_beta) {
+              const int64_t coff = l * p.batch_stride_c + int64_t(gn) * p.ldc + gm;
+              if (full_vec && c_vec) {
+                alignas(16) Out cv[8];
+                CUTE_UNROLL
+                for (int q = 0; q < int(sizeof(cv) / 16); ++q)
+                  reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr + coff)[q];
+                CUTE_UNROLL
+                for (int e = 0; e < 8; ++e) v[e] += beta * OutOps<Out>::from(cv[e]);
+              } else {
+                CUTE_UNROLL
+                for (int e = 0; e < 8; ++e)
+                  if (gm + e < M) v[e] += beta * OutOps<Out>::from(cptr[coff + e]);
+              }
+            }
+            if (full_vec && d_vec) {
+              alignas(16) Out ov[8];
+              CUTE_UNROLL
+              for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
+              CUTE_UNROLL
+              for (int q = 0; q < int(sizeof(ov) / 16); ++q)
+                reinterpret_cast<uint4*>(dptr + doff)[q] = reinterpret_cast<const uint4*>(ov)[q];
+            } else {
+              CUTE_UNROLL
+              for (int e = 0; e < 8; ++e)
+                if (gm + e < M) dptr[doff + e] = OutOps<Out>::to(v[e]);
+            }
+          }
+        }
+        named_bar_sync(1 + cwg, 128);
+      }
+    }
+  }
+#else
+  // Not sm_90a: this kernel must not run.
+  if (threadIdx.x == 0) __trap();
+#endif
+}
+
+}  // namespace sm90
+}  // namespace ferrocute
+
+// ---------------------------------------------------------------------------------
+// Entry-point definition macro.
+//   FERROCUTE_SM90_DEFINE(cfgname, CfgType, am, bm, in, out)
+//   e.g. FERROCUTE_SM90_DEFINE(128x256x64_s4_coop, Sm90Cfg_128x256x64_s4_coop, k, k, bf16, bf16)
+// ---------------------------------------------------------------------------------
+#define FERROCUTE_SM90_MAJ_k true
+#define FERROCUTE_SM90_MAJ_m false
+#define FERROCUTE_SM90_MAJ_n false
+#define FERROCUTE_SM90_TY_bf16 cutlass::bfloat16_t
+#define FERROCUTE_SM90_TY_f16 cutlass::half_t
+#define FERROCUTE_SM90_TY_f32 float
+#define FERROCUTE_SM90_CAT_(a, b) a##b
+#define FERROCUTE_SM90_CAT(a, b) FERROCUTE_SM90_CAT_(a, b)
+
+#define FERROCUTE_SM90_DEFINE(cfgname, Cfg, am, bm, in, out)                                   \
+  extern "C" __global__ void __launch_bounds__(384, 1)                                         \
+      ferrocute_sm90_##cfgname##_##am##bm##_##in##_##out(                                      \
+          const GemmParams params, const __grid_constant__ CUtensorMap tma_a,                  \
+          const __grid_constant__ CUtensorMap tma_b) {                                         \
+    ferrocute::sm90::gemm_kernel<Cfg, FERROCUTE_SM90_MAJ_##am, FERROCUTE_SM90_MAJ_##bm,        \
+                                 FERROCUTE_SM90_TY_##in, FERROCUTE_SM90_TY_##out>(             \
+        params, &tma_a, &tma_b);                                                               \
+  }
