@@ -21,8 +21,10 @@ pub enum Condition {
     /// complement: two elements of the layout map to the same offset (`a` = stride, `b` =
     /// the extent already covered).
     NonInjective,
-    /// A tiler (or profile) has more modes than the layout (`a` = tiler rank, `b` = layout rank).
+    /// A tiler has more modes than the layout (`a` = tiler rank, `b` = layout rank).
     TooManyModes,
+    /// A profile has more modes than the layout (`a` = profile rank, `b` = layout rank).
+    ProfileTooLong,
     /// Two tuples that must have the same rank do not (`a`, `b` = the ranks).
     RankMismatch,
     /// A coordinate is not congruent with the shape it indexes.
@@ -59,12 +61,13 @@ impl Condition {
             Condition::StrideStraddles => "stride divisibility condition violated: the right stride does not divide the left mode and the right mode continues past it (CuTe C++ accepts this and gives a layout that is not A(B(c)); ferrocute rejects it)",
             Condition::NonInjective => "non-injective layout: two coordinates map to the same offset",
             Condition::TooManyModes => "tiler has more modes than the layout",
+            Condition::ProfileTooLong => "profile has more modes than the layout",
             Condition::RankMismatch => "mismatched ranks",
             Condition::CoordinateMismatch => "coordinate is not congruent with the shape",
             Condition::LeftInverseDivisibility => "left inverse divisibility condition violated: a stride is not a multiple of the size already inverted",
             Condition::BlockDoesNotDivide => "block shape does not divide the target shape",
             Condition::BlockRankTooLarge => "rank of the block layout is larger than the rank of the target shape",
-            Condition::ZipRankMismatch => "cannot zip modes of different ranks",
+            Condition::ZipRankMismatch => "cannot zip the block's modes with the tiler's: a tuple mode meets an integer mode, or their ranks differ",
             Condition::SwizzleShift => "Swizzle<B,M,S> requires |S| >= B",
             Condition::NotCongruent => "shape and stride are not congruent",
             Condition::ModeOutOfRange => "mode index out of range",
@@ -74,9 +77,11 @@ impl Condition {
         }
     }
 
-    const fn labels(self) -> (&'static str, &'static str) {
-        match self {
-            Condition::StrideDivisibility | Condition::StrideStraddles => ("left shape", "right stride"),
+    const fn labels(self) -> Option<(&'static str, &'static str)> {
+        Some(match self {
+            Condition::StrideDivisibility | Condition::StrideStraddles => {
+                ("left shape", "right stride")
+            }
             Condition::ShapeDivisibility => ("remaining shape", "shape taken"),
             Condition::NonInjective => ("stride", "covered extent"),
             Condition::TooManyModes => ("tiler rank", "layout rank"),
@@ -85,8 +90,15 @@ impl Condition {
             Condition::BlockRankTooLarge => ("block rank", "target rank"),
             Condition::SwizzleShift => ("B", "|S|"),
             Condition::ModeOutOfRange => ("index", "rank"),
-            _ => ("a", "b"),
-        }
+            Condition::ProfileTooLong => ("profile rank", "layout rank"),
+            Condition::CoordinateMismatch => ("coordinate rank", "shape rank"),
+            Condition::ZipRankMismatch => ("block mode rank", "tiler mode rank"),
+            Condition::RankMismatch => ("rank", "expected rank"),
+            Condition::ZeroShape => ("shape", "mode"),
+            Condition::NotCongruent | Condition::SwizzledOperand | Condition::TooLarge => {
+                return None
+            }
+        })
     }
 }
 
@@ -139,16 +151,17 @@ impl LayoutError {
         w.str(self.op);
         w.str(": ");
         w.str(self.condition.text());
-        let (la, lb) = self.condition.labels();
-        w.str(" (");
-        w.str(la);
-        w.str(" = ");
-        w.num(self.a);
-        w.str(", ");
-        w.str(lb);
-        w.str(" = ");
-        w.num(self.b);
-        w.str(")");
+        if let Some((la, lb)) = self.condition.labels() {
+            w.str(" (");
+            w.str(la);
+            w.str(" = ");
+            w.num(self.a);
+            w.str(", ");
+            w.str(lb);
+            w.str(" = ");
+            w.num(self.b);
+            w.str(")");
+        }
         (w.buf, w.n)
     }
 

@@ -40,10 +40,7 @@ impl Flat {
 
     /// The flat form of each top-level mode of `v` (up to 8 modes).
     pub const fn modes(v: &Value) -> [Flat; 8] {
-        let mut out = [Flat::of(&Value::layout(
-            crate::Tup::leaf(1),
-            crate::Tup::leaf(0),
-        )); 8];
+        let mut out = [Flat::of(&Value::layout(crate::Tup::leaf(1), crate::Tup::leaf(0))); 8];
         let mut i = 0;
         while i < v.rank() && i < 8 {
             out[i] = Flat::of(&v.mode(i));

@@ -119,9 +119,7 @@ pub trait LayoutLike: Operand + core::fmt::Display {
 struct CoordFits<L, Cr>(L, Cr);
 
 impl<L: LayoutLike, Cr: IntTuple> CoordFits<L, Cr> {
-    const OK: () = if <L::Kind as Kind>::STATIC
-        && !coord_fits(&Cr::PROFILE, &L::VALUE.shape)
-    {
+    const OK: () = if <L::Kind as Kind>::STATIC && !coord_fits(&Cr::PROFILE, &L::VALUE.shape) {
         LayoutError::new(
             "layout(coord)",
             crate::Condition::CoordinateMismatch,

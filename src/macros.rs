@@ -55,5 +55,7 @@ macro_rules! Layout {
 /// ```
 #[macro_export]
 macro_rules! layout {
-    ($s:tt : $d:tt) => { $crate::Layout::new($crate::tuple!($s), $crate::tuple!($d)) };
+    ($s:tt : $d:tt) => {
+        $crate::Layout::new($crate::tuple!($s), $crate::tuple!($d))
+    };
 }

@@ -242,7 +242,10 @@ pub fn slice_and_offset<Cr: Operand, L: Operand>(c: Cr, l: L) -> (Out2<L, Cr, op
 /// assert_eq!(tiler.to_string(), "(16,256)");
 /// assert_eq!(tv.to_string(), "((32,4),(8,4)):((128,4),(16,1))");
 /// ```
-pub fn make_layout_tv<T: Operand, V: Operand>(thr: T, val: V) -> (Tup, Out2<T, V, op::MakeLayoutTv>) {
+pub fn make_layout_tv<T: Operand, V: Operand>(
+    thr: T,
+    val: V,
+) -> (Tup, Out2<T, V, op::MakeLayoutTv>) {
     let tiler = match (thr.try_value(), val.try_value()) {
         (Ok(t), Ok(v)) => crate::algebra::make_layout_tv(&t, &crate::op::as_layout(&v))
             .map(|tv| tv.tiler)
@@ -301,9 +304,7 @@ pub fn select<const I0: usize, const I1: usize, const I2: usize, const I3: usize
 /// use ferrocute::{select2, layout};
 /// assert_eq!(select2::<2, 0, _>(layout!((4,2,3):(1,4,8))).to_string(), "(3,4):(8,1)");
 /// ```
-pub fn select2<const I0: usize, const I1: usize, L: Operand>(
-    l: L,
-) -> Out1<L, op::Select<I0, I1>> {
+pub fn select2<const I0: usize, const I1: usize, L: Operand>(l: L) -> Out1<L, op::Select<I0, I1>> {
     <L::Kind as Kind>::finish(Expr::new((l,)))
 }
 
@@ -334,14 +335,16 @@ pub fn max_common_vector<A: Operand, B: Operand>(a: A, b: B) -> Result<usize, cr
     crate::algebra::max_common_vector(&a.try_value()?, &b.try_value()?)
 }
 
-/// CuTe's `idx2crd(idx, shape)`: the natural coordinate of a 1-D index.
+/// CuTe's `idx2crd(idx, shape)`: the natural coordinate of a 1-D index (or of a partial
+/// coordinate, whose integers stand for whole modes).
 ///
 /// ```
 /// use ferrocute::{idx2crd, tuple};
-/// assert_eq!(idx2crd(5, tuple!((2,(2,2)))).to_string(), "(1,(0,1))");
+/// assert_eq!(idx2crd(5usize, tuple!((2,(2,2)))).unwrap().to_string(), "(1,(0,1))");
+/// assert_eq!(idx2crd(tuple!((1,3)), tuple!((2,(2,2)))).unwrap().to_string(), "(1,(1,1))");
 /// ```
-pub fn idx2crd<S: Operand>(idx: usize, shape: S) -> Tup {
-    crate::algebra::idx2crd(idx, &shape.value().shape)
+pub fn idx2crd<I: Operand, S: Operand>(idx: I, shape: S) -> Result<Tup, crate::LayoutError> {
+    crate::algebra::idx2crd_tuple(&idx.try_value()?.shape, &shape.try_value()?.shape)
 }
 
 /// CuTe's `crd2idx(coord, shape, stride)`.
@@ -370,4 +373,47 @@ pub fn size<L: LayoutLike>(l: &L) -> usize {
 /// CuTe's `cosize(layout)`.
 pub fn cosize<L: LayoutLike>(l: &L) -> usize {
     l.cosize()
+}
+
+/// CuTe's `local_tile(layout, tiler, coord)`: the tile at tile coordinate `coord` and its
+/// starting offset.
+///
+/// ```
+/// use ferrocute::{local_tile, layout, tuple};
+/// let m = 8;
+/// let (tile, off) = local_tile(layout!(({m},6):(1,{m})), tuple!((4,3)), tuple!((1,1))).unwrap();
+/// assert_eq!((tile.to_string(), off), ("(4,3):(1,8)".to_string(), 28));
+/// ```
+pub fn local_tile<L: Operand, T: Operand, Cr: Operand>(
+    l: L,
+    tiler: T,
+    coord: Cr,
+) -> Result<(crate::dyn_layout::DynLayout, usize), crate::LayoutError> {
+    let (v, off) = crate::algebra::local_tile(
+        &l.try_value()?,
+        &crate::op::as_tiler(&tiler.try_value()?),
+        &coord.try_value()?.shape,
+    )?;
+    Ok((crate::dyn_layout::DynLayout::from_value(v), off))
+}
+
+/// CuTe's `local_partition(layout, thr, idx)`: what thread `idx` of `thr` owns, and where
+/// it starts.
+///
+/// ```
+/// use ferrocute::{local_partition, layout};
+/// let (part, off) = local_partition(layout!((8,6):(1,8)), layout!((4,2):(1,4)), 5).unwrap();
+/// assert_eq!((part.to_string(), off), ("(2,3):(4,16)".to_string(), 9));
+/// ```
+pub fn local_partition<L: Operand, T: Operand>(
+    l: L,
+    thr: T,
+    idx: usize,
+) -> Result<(crate::dyn_layout::DynLayout, usize), crate::LayoutError> {
+    let (v, off) = crate::algebra::local_partition(
+        &l.try_value()?,
+        &crate::op::as_layout(&thr.try_value()?),
+        idx,
+    )?;
+    Ok((crate::dyn_layout::DynLayout::from_value(v), off))
 }

@@ -116,7 +116,11 @@ pub const fn filter_zeros(l: &Value) -> Value {
     let mut vals = Tup::EMPTY;
     let mut k = 0;
     while k < n {
-        let s = if l.stride.leaf_at(k) == 0 { 1 } else { l.shape.leaf_at(k) };
+        let s = if l.stride.leaf_at(k) == 0 {
+            1
+        } else {
+            l.shape.leaf_at(k)
+        };
         vals.push(&Tup::leaf(s));
         k += 1;
     }
@@ -132,7 +136,12 @@ pub const fn crd2idx(c: &Tup, shape: &Tup, stride: &Tup) -> Result<usize, Layout
         return Ok(super::super::value::crd2idx_int(v, shape, stride));
     }
     if shape.is_leaf() || c.rank() != shape.rank() {
-        return Err(err("crd2idx", Condition::CoordinateMismatch, c.rank(), shape.rank()));
+        return Err(err(
+            "crd2idx",
+            Condition::CoordinateMismatch,
+            c.rank(),
+            shape.rank(),
+        ));
     }
     let mut idx = 0;
     let mut i = 0;
@@ -149,7 +158,31 @@ pub const fn idx2crd(idx: usize, shape: &Tup) -> Tup {
     idx2crd_with(idx, shape, &stride)
 }
 
-const fn idx2crd_with(idx: usize, shape: &Tup, stride: &Tup) -> Tup {
+/// CuTe's `idx2crd(idx, shape)` where `idx` may itself be a (partial) coordinate: an
+/// integer against a tuple mode is split into that mode's natural coordinate.
+pub const fn idx2crd_tuple(idx: &Tup, shape: &Tup) -> Result<Tup, LayoutError> {
+    if idx.is_leaf() {
+        return Ok(idx2crd(idx.value(), shape));
+    }
+    if shape.is_leaf() || idx.rank() != shape.rank() {
+        return Err(err(
+            "idx2crd",
+            Condition::CoordinateMismatch,
+            idx.rank(),
+            shape.rank(),
+        ));
+    }
+    let mut out = Tup::EMPTY;
+    let mut i = 0;
+    while i < idx.rank() {
+        out.push(&tri!(idx2crd_tuple(&idx.get(i), &shape.get(i))));
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// CuTe's `idx2crd(idx, shape, stride)`: `(idx / stride) % shape` at every leaf.
+pub const fn idx2crd_with(idx: usize, shape: &Tup, stride: &Tup) -> Tup {
     if shape.is_leaf() {
         let d = stride.value();
         let s = shape.value();
@@ -182,7 +215,12 @@ const fn lift_slice(c: &Tup, t: &Tup, out: &mut Tup) -> Result<(), LayoutError> 
         return Ok(());
     }
     if t.is_leaf() || c.rank() != t.rank() {
-        return Err(err("slice", Condition::CoordinateMismatch, c.rank(), t.rank()));
+        return Err(err(
+            "slice",
+            Condition::CoordinateMismatch,
+            c.rank(),
+            t.rank(),
+        ));
     }
     let mut i = 0;
     while i < c.rank() {
@@ -227,7 +265,8 @@ const fn zip_tup(a: &Tup, b: &Tup) -> Result<Tup, LayoutError> {
         return Ok(Tup::tuple(&[Tup::pair(a, b)]));
     }
     if b.is_leaf() || a.rank() != b.rank() {
-        return Err(err("zip", Condition::ZipRankMismatch, a.rank(), b.rank()));
+        let rb = if b.is_leaf() { 0 } else { b.rank() };
+        return Err(err("zip", Condition::ZipRankMismatch, a.rank(), rb));
     }
     let mut out = Tup::EMPTY;
     let mut i = 0;

@@ -98,7 +98,12 @@ pub const fn coalesce_profile(l: &Value, profile: &Tup) -> Res {
         return Ok(bw_coalesce(l, false));
     }
     if profile.rank() > l.rank() {
-        return Err(err("coalesce", Condition::TooManyModes, profile.rank(), l.rank()));
+        return Err(err(
+            "coalesce",
+            Condition::ProfileTooLong,
+            profile.rank(),
+            l.rank(),
+        ));
     }
     let mut out = Value::of_modes(&[]);
     let mut i = 0;

@@ -61,7 +61,12 @@ const fn complement_impl(f: &Value, cotarget: &Tup) -> Res {
         let min_stride = stride[m];
         let new_shape = min_stride / last_stride;
         if new_shape == 0 {
-            return Err(err("complement", Condition::NonInjective, min_stride, last_stride));
+            return Err(err(
+                "complement",
+                Condition::NonInjective,
+                min_stride,
+                last_stride,
+            ));
         }
         let new_stride = min_stride * shape[m];
         // Remove mode m.
@@ -79,7 +84,12 @@ const fn complement_impl(f: &Value, cotarget: &Tup) -> Res {
     }
     let new_shape = stride[0] / last_stride;
     if new_shape == 0 {
-        return Err(err("complement", Condition::NonInjective, stride[0], last_stride));
+        return Err(err(
+            "complement",
+            Condition::NonInjective,
+            stride[0],
+            last_stride,
+        ));
     }
     res_shape.push(&Tup::leaf(new_shape));
     let new_stride = stride[0] * shape[0];

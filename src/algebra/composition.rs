@@ -25,33 +25,59 @@ pub const FLAG_INT_TILE: u8 = 4;
 /// assert_eq!(composition(&a, &b).unwrap().to_string(), "(4,4):(3,1)");
 /// ```
 pub const fn composition(a: &Value, b: &Value) -> Res {
+    compose(a, b, true)
+}
+
+/// `composition` exactly as CuTe C++ computes it, without ferrocute's stricter check; the
+/// products use it so that `logical_product`, `blocked_product` and `tile_to_shape` give
+/// CuTe's results even where its inner composition is not `A(B(c))`.
+pub(crate) const fn composition_cpp(a: &Value, b: &Value) -> Res {
+    compose(a, b, false)
+}
+
+const fn compose(a: &Value, b: &Value, strict: bool) -> Res {
     if a.composed {
         // (sw ∘ off ∘ L) ∘ B = sw ∘ off ∘ (L ∘ B)
-        let inner = tri!(composition(&a.inner(), b));
+        let inner = tri!(compose(&a.inner(), b, strict));
+        // CuTe drops an identity swizzle (Swizzle<0,M,S>) with no offset.
+        if a.swizzle.b == 0 && a.offset == 0 {
+            return Ok(inner);
+        }
         return Ok(a.with_inner(&inner));
     }
     if b.is_by_mode() {
         if b.rank() > a.rank() {
-            return Err(err("composition", Condition::TooManyModes, b.rank(), a.rank()));
+            return Err(err(
+                "composition",
+                Condition::TooManyModes,
+                b.rank(),
+                a.rank(),
+            ));
         }
         let mut out = Value::of_modes(&[]);
         let mut i = 0;
         while i < b.rank() {
-            out.push_mode(&tri!(composition(&a.mode(i), &b.mode(i))));
+            out.push_mode(&tri!(compose(&a.mode(i), &b.mode(i), strict)));
             i += 1;
         }
         return Ok(out);
     }
     let fa = coalesce_x(a);
-    composition_impl(&fa.shape, &fa.stride, &b.shape, &b.stride)
+    composition_impl(&fa.shape, &fa.stride, &b.shape, &b.stride, strict)
 }
 
-const fn composition_impl(ls: &Tup, ld: &Tup, rs: &Tup, rd: &Tup) -> Res {
+const fn composition_impl(ls: &Tup, ld: &Tup, rs: &Tup, rd: &Tup, strict: bool) -> Res {
     if !rs.is_leaf() {
         let mut out = Value::of_modes(&[]);
         let mut i = 0;
         while i < rs.rank() {
-            out.push_mode(&tri!(composition_impl(ls, ld, &rs.get(i), &rd.get(i))));
+            out.push_mode(&tri!(composition_impl(
+                ls,
+                ld,
+                &rs.get(i),
+                &rd.get(i),
+                strict
+            )));
             i += 1;
         }
         return Ok(out);
@@ -105,7 +131,7 @@ const fn composition_impl(ls: &Tup, ld: &Tup, rs: &Tup, rd: &Tup) -> Res {
                     new_shape,
                 ));
             }
-            if curr_shape % rest_stride != 0 && new_shape != rest_shape {
+            if strict && curr_shape % rest_stride != 0 && new_shape != rest_shape {
                 return Err(err(
                     "composition",
                     Condition::StrideStraddles,

@@ -36,7 +36,12 @@ pub const fn logical_divide(l: &Value, t: &Value) -> Res {
 const fn divide(l: &Value, t: &Value) -> Res {
     if is_by_mode(t) {
         if t.rank() > l.rank() {
-            return Err(err("logical_divide", Condition::TooManyModes, t.rank(), l.rank()));
+            return Err(err(
+                "logical_divide",
+                Condition::TooManyModes,
+                t.rank(),
+                l.rank(),
+            ));
         }
         let mut out = Value::of_modes(&[]);
         let mut i = 0;

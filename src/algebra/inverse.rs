@@ -99,7 +99,12 @@ pub const fn left_inverse(l: &Value) -> Res {
         if d != 0 {
             let sz = rs.size();
             if d % sz != 0 {
-                return Err(err("left_inverse", Condition::LeftInverseDivisibility, d, sz));
+                return Err(err(
+                    "left_inverse",
+                    Condition::LeftInverseDivisibility,
+                    d,
+                    sz,
+                ));
             }
             rs.push(&Tup::leaf(d / sz));
             rd.push(&Tup::leaf(s.preprod[i]));

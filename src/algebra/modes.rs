@@ -42,15 +42,12 @@ pub const fn select(l: &Value, idx: &[usize]) -> Res {
     Ok(out)
 }
 
-/// CuTe's `take<B,E>(L)`: modes `[b, e)` (a single mode comes back unwrapped).
+/// CuTe's `take<B,E>(L)`: modes `[b, e)`, as a tuple (a single mode stays a 1-tuple).
 pub const fn take(l: &Value, b: usize, e: usize) -> Res {
     if b >= e || e > l.rank() {
         return Err(err("take", Condition::ModeOutOfRange, e, l.rank()));
     }
-    Ok(Value::layout(
-        l.shape.range(b, e).unwrap_one(),
-        l.stride.range(b, e).unwrap_one(),
-    ))
+    Ok(Value::layout(l.shape.range(b, e), l.stride.range(b, e)))
 }
 
 /// CuTe's `group<B,E>(L)` (`group_modes`): modes `[b, e)` become one mode.
@@ -100,15 +97,4 @@ pub const fn replace(l: &Value, i: usize, x: &Value) -> Res {
 /// CuTe's `flatten(L)`: every leaf a top-level mode.
 pub const fn flatten(l: &Value) -> Value {
     l.with_inner(&Value::layout(l.shape.flatten(), l.stride.flatten()))
-}
-
-impl Tup {
-    /// A 1-tuple's element; anything else unchanged (one level, unlike [`Tup::unwrap`]).
-    pub const fn unwrap_one(&self) -> Tup {
-        if !self.is_leaf() && self.rank() == 1 {
-            self.get(0)
-        } else {
-            *self
-        }
-    }
 }

@@ -2,7 +2,7 @@
 
 use super::composition::is_by_mode;
 use super::divide::{tile_layout, unpack, zip2_by};
-use super::{complement, composition, err, pad_rank, plain, zip, Res};
+use super::{complement, err, pad_rank, plain, zip, Res};
 use crate::error::Condition;
 use crate::tup::Tup;
 use crate::value::Value;
@@ -27,7 +27,12 @@ const fn product(a: &Value, b: &Value) -> Res {
     tri!(plain("logical_product", a));
     if is_by_mode(b) {
         if b.rank() > a.rank() {
-            return Err(err("logical_product", Condition::TooManyModes, b.rank(), a.rank()));
+            return Err(err(
+                "logical_product",
+                Condition::TooManyModes,
+                b.rank(),
+                a.rank(),
+            ));
         }
         let mut out = Value::of_modes(&[]);
         let mut i = 0;
@@ -43,7 +48,7 @@ const fn product(a: &Value, b: &Value) -> Res {
     }
     let tile = tile_layout(b);
     let c = tri!(complement(a, &Tup::leaf(a.size() * tile.cosize())));
-    let rest = tri!(composition(&c, &tile));
+    let rest = tri!(super::composition::composition_cpp(&c, &tile));
     Ok(Value::of_modes(&[*a, rest]))
 }
 
@@ -69,7 +74,11 @@ pub const fn flat_product(a: &Value, b: &Value) -> Res {
 }
 
 const fn padded_product(a: &Value, b: &Value) -> Res {
-    let r = if a.rank() > b.rank() { a.rank() } else { b.rank() };
+    let r = if a.rank() > b.rank() {
+        a.rank()
+    } else {
+        b.rank()
+    };
     logical_product(&pad_rank(a, r), &pad_rank(b, r))
 }
 

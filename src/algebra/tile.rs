@@ -22,7 +22,12 @@ use crate::value::Value;
 pub const fn tile_to_shape(block: &Value, shape: &Tup) -> Res {
     let r = shape.rank();
     if block.rank() > r {
-        return Err(err("tile_to_shape", Condition::BlockRankTooLarge, block.rank(), r));
+        return Err(err(
+            "tile_to_shape",
+            Condition::BlockRankTooLarge,
+            block.rank(),
+            r,
+        ));
     }
     let inner = block.inner();
     let padded = pad_rank(&inner, r);
@@ -87,4 +92,72 @@ pub const fn make_layout_tv_layout(thr: &Value, val: &Value) -> Res {
         Ok(tv) => Ok(tv.layout),
         Err(e) => Err(e),
     }
+}
+
+/// `n` free coordinates `(_,_,...)`, or a single `_` for `n == 1` (CuTe's `repeat<n>(_)`).
+const fn frees(n: usize) -> Tup {
+    if n == 1 {
+        return Tup::free();
+    }
+    let mut t = Tup::EMPTY;
+    let mut i = 0;
+    while i < n {
+        t.push(&Tup::free());
+        i += 1;
+    }
+    t
+}
+
+/// CuTe's `local_tile(layout, tiler, coord)` on a layout: the tile at tile coordinate
+/// `coord` of `zipped_divide(layout, tiler)`, and the offset where it starts.
+///
+/// ```
+/// use ferrocute::{algebra::{local_tile, make_layout, shape_tiler}, Tup};
+/// let m = make_layout(&Tup::flat(&[8, 6]));
+/// let (tile, off) = local_tile(&m, &shape_tiler(&Tup::flat(&[4, 3])), &Tup::flat(&[1, 1])).unwrap();
+/// assert_eq!((tile.to_string(), off), ("(4,3):(1,8)".to_string(), 4 + 3 * 8));
+/// ```
+pub const fn local_tile(
+    l: &Value,
+    tiler: &Value,
+    coord: &Tup,
+) -> Result<(Value, usize), LayoutError> {
+    let z = tri!(super::zipped_divide(l, tiler));
+    let c = Tup::pair(&frees(z.mode(0).rank()), coord);
+    super::slice_and_offset(&c, &z)
+}
+
+/// CuTe's `local_partition(layout, thr, idx)` on a layout: the elements thread `idx` owns
+/// when the threads of `thr` (a layout from thread coordinates to thread index) are tiled
+/// over `layout`, and the offset of its first element.
+///
+/// ```
+/// use ferrocute::{algebra::{local_partition, make_layout}, Tup};
+/// let m = make_layout(&Tup::flat(&[8, 6]));
+/// let thr = make_layout(&Tup::flat(&[4, 2]));
+/// let (part, off) = local_partition(&m, &thr, 5).unwrap();
+/// assert_eq!((part.to_string(), off), ("(2,3):(4,16)".to_string(), 1 + 8));
+/// ```
+pub const fn local_partition(
+    l: &Value,
+    thr: &Value,
+    idx: usize,
+) -> Result<(Value, usize), LayoutError> {
+    let tile_shape = super::product_each(&thr.shape);
+    let mut i = 0;
+    while i < thr.size() && thr.eval(i) != idx {
+        i += 1;
+    }
+    if i == thr.size() {
+        return Err(super::err(
+            "local_partition",
+            Condition::ModeOutOfRange,
+            idx,
+            thr.size(),
+        ));
+    }
+    let crd = super::idx2crd(i, &tile_shape);
+    let z = tri!(super::zipped_divide(l, &super::shape_tiler(&tile_shape)));
+    let c = Tup::pair(&crd, &frees(z.mode(1).rank()));
+    super::slice_and_offset(&c, &z)
 }

@@ -15,14 +15,14 @@
 //   ferrocute_gemm_simple_<am><bm>_<in>_<out>
 //     am  in {k, m}: A K-major / M-major;   bm in {k, n}: B K-major / N-major
 //     in  in {bf16, f16} (A and B);          out in {bf16, f16, f32} (C and D)
-//   e.g. ferrocute_sm80_128x128x32_s3_km_bf16_f32  ... wait, bm letters are k|n:
-//        ferrocute_sm80_128x128x32_s3_kn_bf16_f32, ferrocute_gemm_simple_mk_f16_bf16
+//   e.g. ferrocute_sm80_128x256x32_s4_kn_bf16_f32, ferrocute_gemm_simple_mk_f16_bf16
 //
 // Launch formula, sm80 config kernels (BM,BN,BK = TileShape, S = Stages, e = 2 bytes):
 //   grid  = ( ceil(M/BM) * ceil(N/BN), 1, batch )          (batch <= 65535)
 //   block = ( Config::Threads, 1, 1 )
 //   dynamic smem bytes = (BM + BN) * BK * S * e
-//       Sm80_128x128x32_s3: 49152   Sm80_64x64x32_s3: 24576
+//       Sm80_128x256x32_s4: 98304 (256 threads)   Sm80_128x128x32_s3: 49152 (128 threads)
+//       Sm80_64x64x32_s3:   24576 (128 threads)
 //   If smem > 48 KiB (49152), call once per function before launching:
 //     cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
 //   (harmless to always set it). Preconditions: lda, ldb % 8 == 0; a, b, and batch strides

@@ -229,7 +229,6 @@ __device__ __forceinline__ void sm80_gemm_device(GemmParams const& p) {
   Tensor tBgB = thr_gb.partition_S(gB);
   Tensor tBcB = thr_gb.partition_S(gcB);
   Tensor tBsB = thr_gb.partition_D(sB);
-  static_assert(size<0>(decltype(tAsA){}.layout()) == 8 || true);
   CUTE_STATIC_ASSERT_V(size<0>(tAsA) == Int<8>{});
   CUTE_STATIC_ASSERT_V(size<0>(tBsB) == Int<8>{});
 

@@ -1,5 +1,19 @@
 // ferrocute: Hopper (sm_90a) bf16/f16 GEMM, TMA + WGMMA, warp-specialized, persistent.
 //
+// CHANGES (2026-11-22, pingpong):
+//   * Config::Schedule = 1 selects the new PINGPONG schedule (Schedule = 0, cooperative, is
+//     unchanged and stays the fallback).  Pingpong: each of the two consumer warpgroups owns a
+//     whole BMxBN tile (BM in {64,128}, BM*BN <= 128*128 or 64x256: <= 128 accumulator regs);
+//     the two WGs take alternate tiles and alternate their mainloops (math-turn mbarriers), so one
+//     WG's epilogue overlaps the other's mainloop.  New example configs 128x128x64_s6_pp and
+//     64x256x64_s5_pp (entry names ferrocute_sm90_128x128x64_s6_pp_<am><bm>_<in>_<out>, ...).
+//   * Launch geometry is UNCHANGED in form: tiles = ceil(M/BM)*ceil(N/BN)*batch with the Config's
+//     BM/BN (for pingpong a tile is one warpgroup's tile), grid = min(tiles, SMs), block 384,
+//     tensor-map boxes {64,BM}/{64,BN}/{64,BK} as before.
+//   * Dynamic smem formula gains "+ 16" (two more mbarriers); this changes no existing value
+//     after the 1024 round-up (see LAUNCH FORMULA).
+//   * Entry points, kernel params and the tensor-map contract are unchanged.
+//
 // Computes (gemm_params.h convention)  D(m,n,l) = alpha * sum_k A(m,k,l) B(n,k,l) + beta * C(m,n,l)
 // with f32 accumulation.  C has the same element type as D.  beta == 0 never reads C.
 //
@@ -26,7 +40,12 @@
 //     static constexpr int RasterGroup = 8;   // grouped raster: tiles are walked M-first inside
 //                                             // groups of RasterGroup M-tiles (L2 reuse of B)
 //     static constexpr int EpiN = 32;         // epilogue staging chunk width (columns of D), mult of 8
-//     static constexpr int Schedule = 0;      // 0 = cooperative (only one implemented)
+//     static constexpr int Schedule = 0;      // 0 = cooperative: BM = 128, the 2 consumer WGs
+//                                             //     split each tile (64 rows each)
+//                                             // 1 = pingpong: BM in {64,128}; each consumer WG
+//                                             //     owns whole tiles (alternate tiles), BM*BN <=
+//                                             //     16384 or BM=64,BN=256; epilogue of one WG
+//                                             //     overlaps the mainloop of the other
 //   };
 //
 // =====================================================================================
@@ -75,10 +94,17 @@
 //   grid      = (min(tiles, numSMs), 1, 1)      persistent; any grid.x >= 1 is correct
 //   block     = (384, 1, 1)                      warpgroup 0 = producer (1 TMA thread),
 //                                                warpgroups 1,2 = consumers (WGMMA + epilogue)
+//                                                (both schedules)
 //   cluster   = (1, 1, 1)                        (no cluster launch attribute needed)
-//   dynamic smem bytes = smem_bytes<Cfg, Out>() =
-//       1024 (alignment slack) + Stages*(BM+BN)*BK*2 + 2*EpiN*(64+4)*4 + Stages*16
-//       e.g. 128x256x64_s4 : 1024 + 196608 + 17408 + 64 = 215104 bytes (any out type)
+//   dynamic smem bytes = smem_bytes<Cfg>() =
+//       1024 (alignment slack) + roundup(Stages*(BM+BN)*BK*2 + 2*EpiN*(64+4)*4 + Stages*16 + 16, 1024)
+//       (same for both schedules; the "+ 16" is new 2026-11-22 and changes none of these values)
+//       e.g. 128x256x64_s4 : 1024 + roundup(196608 + 17408 + 64 + 16, 1024) = 216064 bytes (any out type)
+//            128x128x64_s6 : 1024 + roundup(196608 + 17408 + 96 + 16, 1024) = 216064 bytes (coop and pp)
+//            64x256x64_s5  : 1024 + roundup(204800 + 17408 + 80 + 16, 1024) = 224256 bytes
+//   kernel params in PTX: param_0 GemmParams (120 B, align 8, offset 0), param_1 CUtensorMap
+//   (128 B, align 128, offset 128), param_2 CUtensorMap (offset 256); cuLaunchKernel's
+//   kernelParams = {&params, &tma_a, &tma_b}.
 //   needs cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem) before launch.
 //   The kernel traps if launched with less dynamic smem than it needs, or with blockDim != 384.
 //   tiles == 0 (M, N or batch == 0): do not launch.  K == 0 is allowed (D = beta*C).
@@ -133,6 +159,7 @@ struct alignas(1024) SharedStorage {
   float epi[2][D::kEpiFloats];
   uint64_t full[D::S];
   uint64_t empty[D::S];
+  uint64_t order[2];   // pingpong math-turn barriers (unused by the cooperative schedule)
 };
 
 template <class Cfg>
@@ -186,6 +213,90 @@ template <> struct OutOps<cutlass::half_t> {
 };
 
 // ---------------------------------------------------------------------------------
+// Epilogue of one 64-row slab (one m64nBNk16 accumulator fragment, BN/2 floats per thread)
+// of one consumer warpgroup: registers -> padded smem staging (EpiN columns at a time) ->
+// 16-byte global stores of 8 consecutive rows (D is column-major, M unit stride).
+// Uses named barrier bar_id over the 128 threads of the warpgroup.
+// ---------------------------------------------------------------------------------
+template <int BN, int EpiN, class Out, class Frag>
+__device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int bar_id, int wtid,
+                                                int m_base, int n_base, int64_t l,
+                                                GemmParams const& p, bool d_vec, bool c_vec) {
+  const int M = p.m, N = p.n;
+  const float alpha = p.alpha, beta = p.beta;
+  const bool has_beta = (beta != 0.0f);
+  Out* dptr = reinterpret_cast<Out*>(p.d);
+  const Out* cptr = reinterpret_cast<const Out*>(p.c);
+  const int lane = wtid % 32, wwarp = wtid / 32;
+  // Fragment of m64nBNk16 (f32): value i = v0 + 2*v1 + 4*j  ->
+  //   row = 16*warp + lane/4 + 8*v1,  col = 8*j + 2*(lane%4) + v0
+  const int frag_row = 16 * wwarp + lane / 4;
+  const int frag_col = 2 * (lane % 4);
+  CUTE_UNROLL
+  for (int c = 0; c < BN / EpiN; ++c) {
+    // registers -> staging (column-major, conflict-free with kEpiLd = 68)
+    CUTE_UNROLL
+    for (int j = 0; j < EpiN / 8; ++j) {
+      CUTE_UNROLL
+      for (int v1 = 0; v1 < 2; ++v1) {
+        CUTE_UNROLL
+        for (int v0 = 0; v0 < 2; ++v0) {
+          const int i = v0 + 2 * v1 + 4 * (c * (EpiN / 8) + j);
+          stg[(8 * j + frag_col + v0) * kEpiLd + frag_row + 8 * v1] = acc(i);
+        }
+      }
+    }
+    named_bar_sync(bar_id, 128);
+    // staging -> global, 8 consecutive rows (M, unit stride in D) per access
+    CUTE_UNROLL
+    for (int it = 0; it < (8 * EpiN) / 128; ++it) {
+      const int item = wtid + 128 * it;
+      const int mb = item % 8;
+      const int col = item / 8;
+      const int gm = m_base + mb * 8;
+      const int gn = n_base + c * EpiN + col;
+      if (gn < N && gm < M) {
+        const float4 lo = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8]);
+        const float4 hi = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8 + 4]);
+        float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        CUTE_UNROLL
+        for (int e = 0; e < 8; ++e) v[e] *= alpha;
+        const bool full_vec = (gm + 8 <= M);
+        const int64_t doff = l * p.batch_stride_d + int64_t(gn) * p.ldd + gm;
+        if (has_beta) {
+          const int64_t coff = l * p.batch_stride_c + int64_t(gn) * p.ldc + gm;
+          if (full_vec && c_vec) {
+            alignas(16) Out cv[8];
+            CUTE_UNROLL
+            for (int q = 0; q < int(sizeof(cv) / 16); ++q)
+              reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr + coff)[q];
+            CUTE_UNROLL
+            for (int e = 0; e < 8; ++e) v[e] += beta * OutOps<Out>::from(cv[e]);
+          } else {
+            CUTE_UNROLL
+            for (int e = 0; e < 8; ++e)
+              if (gm + e < M) v[e] += beta * OutOps<Out>::from(cptr[coff + e]);
+          }
+        }
+        if (full_vec && d_vec) {
+          alignas(16) Out ov[8];
+          CUTE_UNROLL
+          for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
+          CUTE_UNROLL
+          for (int q = 0; q < int(sizeof(ov) / 16); ++q)
+            reinterpret_cast<uint4*>(dptr + doff)[q] = reinterpret_cast<const uint4*>(ov)[q];
+        } else {
+          CUTE_UNROLL
+          for (int e = 0; e < 8; ++e)
+            if (gm + e < M) dptr[doff + e] = OutOps<Out>::to(v[e]);
+        }
+      }
+    }
+    named_bar_sync(bar_id, 128);
+  }
+}
+
+// ---------------------------------------------------------------------------------
 // The kernel body.
 // ---------------------------------------------------------------------------------
 template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out>
@@ -195,11 +306,15 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   using D = Derived<Cfg>;
   constexpr int BM = D::BM, BN = D::BN, BK = D::BK, S = D::S, EpiN = D::EpiN;
   static_assert(sizeof(In) == 2, "16-bit inputs only");
-  static_assert(BM == 128, "cooperative schedule: BM must be 128 (2 consumer WGs x 64)");
+  constexpr bool kPingpong = (Cfg::Schedule == 1);
+  static_assert(Cfg::Schedule == 0 || Cfg::Schedule == 1, "Schedule: 0 cooperative, 1 pingpong");
+  static_assert(kPingpong || BM == 128, "cooperative schedule: BM must be 128 (2 consumer WGs x 64)");
+  static_assert(!kPingpong || BM == 64 || BM == 128, "pingpong schedule: BM must be 64 or 128");
+  static_assert(!kPingpong || BM * BN <= 128 * 128 || (BM == 64 && BN <= 256),
+                "pingpong: one warpgroup holds the whole BMxBN accumulator (<= 128 regs/thread)");
   static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "BN must be 64..256, multiple of 64");
   static_assert(BK % 64 == 0, "BK must be a multiple of 64");
   static_assert(EpiN % 8 == 0 && BN % EpiN == 0 && (8 * EpiN) % 128 == 0, "bad EpiN");
-  static_assert(Cfg::Schedule == 0, "only the cooperative schedule is implemented");
   static_assert(size(typename Cfg::ClusterShape{}) == 1, "cluster 1x1x1 only");
   static_assert(std::is_same<typename Cfg::SmemLayoutAtomK, GMMA::Layout_K_SW128_Atom<In>>::value,
                 "SmemLayoutAtomK must be the 128B-swizzle K-major GMMA atom");
@@ -224,7 +339,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                     Step<_2, _1, _3>{})));
 
   using MmaOp = decltype(GMMA::ss_op_selector<In, In, float, Shape<_64, Int<BN>, Int<BK>>, MajA, MajB>());
-  using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<_2, _1, _1>>{}));
+  // cooperative: 2 WGs split the 128 rows (64 each); pingpong: one WG owns the whole tile
+  using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<Int<kPingpong ? 1 : 2>, _1, _1>>{}));
 
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem_aligned = reinterpret_cast<uint8_t*>(
@@ -239,8 +355,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(smem_bytes<Cfg>())) __trap();
     for (int s = 0; s < S; ++s) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
-      cutlass::arch::ClusterBarrier::init(&ss.empty[s], 256);
+      cutlass::arch::ClusterBarrier::init(&ss.empty[s], kPingpong ? 128 : 256);
     }
+    cutlass::arch::ClusterBarrier::init(&ss.order[0], 128);
+    cutlass::arch::ClusterBarrier::init(&ss.order[1], 128);
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
@@ -297,8 +415,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
         }
       }
     }
-  } else {
-    // ============================ CONSUMERS ===========================
+  } else if constexpr (!kPingpong) {
+    // ====================== CONSUMERS (cooperative) ======================
     cutlass::arch::warpgroup_reg_alloc<232>();
     const int ctid = tid - 128;          // 0..255 within the consumer warpgroups
     const int cwg = ctid / 128;          // consumer warpgroup: rows [64*cwg, 64*cwg+64) of the tile
@@ -315,17 +433,11 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<BM>, Int<BN>>{});
     static_assert(decltype(size(accum))::value == BN / 2, "unexpected accumulator fragment");
 
-    const float alpha = p.alpha, beta = p.beta;
-    const bool has_beta = (beta != 0.0f);
-    Out* dptr = reinterpret_cast<Out*>(p.d);
-    const Out* cptr = reinterpret_cast<const Out*>(p.c);
-    constexpr int VEC = 8;   // elements of D per vector access (16 B for 16-bit, 32 B for f32)
-    const bool d_vec = ((reinterpret_cast<uintptr_t>(dptr) & 15) == 0) && (p.ldd % VEC == 0) &&
-                       (p.batch_stride_d % VEC == 0);
-    const bool c_vec = ((reinterpret_cast<uintptr_t>(cptr) & 15) == 0) && (p.ldc % VEC == 0) &&
-                       (p.batch_stride_c % VEC == 0);
+    const bool d_vec = ((reinterpret_cast<uintptr_t>(p.d) & 15) == 0) && (p.ldd % 8 == 0) &&
+                       (p.batch_stride_d % 8 == 0);
+    const bool c_vec = ((reinterpret_cast<uintptr_t>(p.c) & 15) == 0) && (p.ldc % 8 == 0) &&
+                       (p.batch_stride_c % 8 == 0);
     float* stg = ss.epi[cwg];
-    const int lane = wtid % 32, wwarp = wtid / 32;
 
     int stage = 0;
     uint32_t phase = 0;
@@ -366,74 +478,95 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
 
       // ------------------------------ epilogue ------------------------------
-      // Fragment of m64nBNk16 (f32): value i = v0 + 2*v1 + 4*j  ->
-      //   row = 16*warp + lane/4 + 8*v1,  col = 8*j + 2*(lane%4) + v0
-      const int m_base = tc.m * BM + cwg * 64;
-      const int n_base = tc.n * BN;
-      const int64_t l = tc.l;
-      const int frag_row = 16 * wwarp + lane / 4;
-      const int frag_col = 2 * (lane % 4);
+      epilogue_rows64<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, tc.m * BM + cwg * 64, tc.n * BN,
+                                     int64_t(tc.l), p, d_vec, c_vec);
+    }
+  } else {
+    // ======================= CONSUMERS (pingpong) ========================
+    // Consumer warpgroup cwg owns the CTA-local tiles cwg, cwg+2, cwg+4, ... (global tile
+    // blockIdx.x + (2*i+cwg)*gridDim.x) with the whole BMxBN accumulator.  The producer fills
+    // the stage ring in CTA-local tile order, so each WG consumes k_tiles stages of its own tile
+    // and then skips the k_tiles stages of the other WG's tile.  Math turns alternate through
+    // order[]: a WG waits for its turn, issues its whole mainloop, hands the turn to the other WG
+    // right after its last WGMMA batch is committed, then retires the batch and runs its
+    // epilogue while the other WG's mainloop keeps the tensor cores busy.
+    cutlass::arch::warpgroup_reg_alloc<232>();
+    const int cwg = (tid - 128) / 128;
+    const int wtid = tid % 128;
+
+    TiledMma tiled_mma;
+    auto thr_mma = tiled_mma.get_thread_slice(wtid);
+    Tensor sA = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.a)), SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.b)), SmemLayoutB{});
+    Tensor tCsA = thr_mma.partition_A(sA);     // (MMA, MMA_M, MMA_K, S)
+    Tensor tCsB = thr_mma.partition_B(sB);     // (MMA, MMA_N, MMA_K, S)
+    Tensor tCrA = thr_mma.make_fragment_A(tCsA);
+    Tensor tCrB = thr_mma.make_fragment_B(tCsB);
+    Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<BM>, Int<BN>>{});  // (V, BM/64, 1)
+    static_assert(decltype(size(accum))::value == BM * BN / 128, "unexpected accumulator fragment");
+    static_assert(decltype(size<1>(accum))::value == BM / 64, "unexpected accumulator fragment");
+
+    const bool d_vec = ((reinterpret_cast<uintptr_t>(p.d) & 15) == 0) && (p.ldd % 8 == 0) &&
+                       (p.batch_stride_d % 8 == 0);
+    const bool c_vec = ((reinterpret_cast<uintptr_t>(p.c) & 15) == 0) && (p.ldc % 8 == 0) &&
+                       (p.batch_stride_c % 8 == 0);
+    float* stg = ss.epi[cwg];
+
+    int stage = 0;
+    uint32_t phase = 0;
+    // WG 0 holds the first turn: waiting on the parity of the (never completed) previous phase
+    // of a fresh barrier passes at once.
+    uint32_t order_phase = (cwg == 0) ? 1u : 0u;
+    if (cwg == 1) {   // skip the stages of the first tile (WG 0's)
+      const int t = stage + k_tiles;
+      stage = t % S;
+      phase ^= uint32_t(t / S) & 1u;
+    }
+
+    for (int tile = blockIdx.x + cwg * gridDim.x; tile < num_tiles; tile += 2 * gridDim.x) {
+      const TileCoord tc = tile_coord(tile, tiles_m, tiles_n, group);
+
+      cutlass::arch::ClusterBarrier::wait(&ss.order[cwg], order_phase);
+      order_phase ^= 1u;
+
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      if (k_tiles == 0) {
+        CUTE_UNROLL
+        for (int i = 0; i < size(accum); ++i) accum(i) = 0.0f;
+      }
+      int prev_stage = -1;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        cutlass::arch::ClusterBarrier::wait(&ss.full[stage], phase);
+        warpgroup_fence_operand(accum);
+        warpgroup_arrive();
+        CUTE_UNROLL
+        for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+          cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
+          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+        }
+        warpgroup_commit_batch();
+        warpgroup_wait<1>();
+        warpgroup_fence_operand(accum);
+        if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
+        prev_stage = stage;
+        if (++stage == S) { stage = 0; phase ^= 1; }
+      }
+      // hand the tensor cores to the other warpgroup
+      cutlass::arch::ClusterBarrier::arrive(&ss.order[cwg ^ 1]);
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(accum);
+      if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
+      {   // skip the other WG's next tile's stages
+        const int t = stage + k_tiles;
+        stage = t % S;
+        phase ^= uint32_t(t / S) & 1u;
+      }
+
       CUTE_UNROLL
-      for (int c = 0; c < BN / EpiN; ++c) {
-        // registers -> staging (column-major, conflict-free with kEpiLd = 68)
-        CUTE_UNROLL
-        for (int j = 0; j < EpiN / 8; ++j) {
-          CUTE_UNROLL
-          for (int v1 = 0; v1 < 2; ++v1) {
-            CUTE_UNROLL
-            for (int v0 = 0; v0 < 2; ++v0) {
-              const int i = v0 + 2 * v1 + 4 * (c * (EpiN / 8) + j);
-              stg[(8 * j + frag_col + v0) * kEpiLd + frag_row + 8 * v1] = accum(i);
-            }
-          }
-        }
-        named_bar_sync(1 + cwg, 128);
-        // staging -> global, 8 consecutive rows (M, unit stride in D) per access
-        CUTE_UNROLL
-        for (int it = 0; it < (8 * EpiN) / 128; ++it) {
-          const int item = wtid + 128 * it;
-          const int mb = item % 8;
-          const int col = item / 8;
-          const int gm = m_base + mb * 8;
-          const int gn = n_base + c * EpiN + col;
-          if (gn < N && gm < M) {
-            const float4 lo = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8]);
-            const float4 hi = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8 + 4]);
-            float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-            CUTE_UNROLL
-            for (int e = 0; e < 8; ++e) v[e] *= alpha;
-            const bool full_vec = (gm + 8 <= M);
-            const int64_t doff = l * p.batch_stride_d + int64_t(gn) * p.ldd + gm;
-            if (has_beta) {
-              const int64_t coff = l * p.batch_stride_c + int64_t(gn) * p.ldc + gm;
-              if (full_vec && c_vec) {
-                alignas(16) Out cv[8];
-                CUTE_UNROLL
-                for (int q = 0; q < int(sizeof(cv) / 16); ++q)
-                  reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr + coff)[q];
-                CUTE_UNROLL
-                for (int e = 0; e < 8; ++e) v[e] += beta * OutOps<Out>::from(cv[e]);
-              } else {
-                CUTE_UNROLL
-                for (int e = 0; e < 8; ++e)
-                  if (gm + e < M) v[e] += beta * OutOps<Out>::from(cptr[coff + e]);
-              }
-            }
-            if (full_vec && d_vec) {
-              alignas(16) Out ov[8];
-              CUTE_UNROLL
-              for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
-              CUTE_UNROLL
-              for (int q = 0; q < int(sizeof(ov) / 16); ++q)
-                reinterpret_cast<uint4*>(dptr + doff)[q] = reinterpret_cast<const uint4*>(ov)[q];
-            } else {
-              CUTE_UNROLL
-              for (int e = 0; e < 8; ++e)
-                if (gm + e < M) dptr[doff + e] = OutOps<Out>::to(v[e]);
-            }
-          }
-        }
-        named_bar_sync(1 + cwg, 128);
+      for (int mi = 0; mi < BM / 64; ++mi) {
+        epilogue_rows64<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
+                                       tc.m * BM + mi * 64, tc.n * BN, int64_t(tc.l), p, d_vec,
+                                       c_vec);
       }
     }
   }

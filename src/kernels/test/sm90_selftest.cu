@@ -3,9 +3,11 @@
 //   nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -DNDEBUG --expt-relaxed-constexpr -std=c++17 \
 //        -I<cutlass>/include -Isrc/kernels src/kernels/test/sm90_selftest.cu \
 //        -cudart static -ldl -lpthread -lrt -o .gpu-kernels/sm90_selftest
-// Run:  sm90_selftest            all checks + timing table
-//       sm90_selftest small      small checks only (for compute-sanitizer)
-//       sm90_selftest bench      timing only
+// Run:  sm90_selftest [all|small|bench] [name-substring]
+//       all: checks + timing table; small: small checks only (for compute-sanitizer); bench: timing
+//       only.  The optional 2nd argument keeps only kernels whose name contains it (e.g. _pp).
+//       cuBLAS reference (bench and checks): FERROCUTE_CUBLAS=/path/libcublas.so.13 (dlopen);
+//       optional FERROCUTE_CUBLAS_WS_MB=32 (handle workspace), FERROCUTE_BENCH_DATA=normal.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <vector>
 #include <algorithm>
 #include <string>
+#include <dlfcn.h>
 
 #include "../sm90_gemm.cuh"
 #include "../sm90_example_configs.h"
@@ -27,6 +30,23 @@ FERROCUTE_SM90_DEFINE(128x256x64_s4_coop, Sm90Cfg_128x256x64_s4_coop, m, n, bf16
 FERROCUTE_SM90_DEFINE(128x256x64_s4_coop, Sm90Cfg_128x256x64_s4_coop, k, k, f16, f32)
 FERROCUTE_SM90_DEFINE(128x256x64_s4_coop, Sm90Cfg_128x256x64_s4_coop, m, n, bf16, f16)
 FERROCUTE_SM90_DEFINE(128x128x64_s6_coop, Sm90Cfg_128x128x64_s6_coop, k, k, bf16, bf16)
+// tuning variant: raster group 16
+struct Sm90Cfg_128x256x64_s4_g16_coop : Sm90Cfg_128x256x64_s4_coop { static constexpr int RasterGroup = 16; };
+FERROCUTE_SM90_DEFINE(128x256x64_s4_g16_coop, Sm90Cfg_128x256x64_s4_g16_coop, k, k, bf16, bf16)
+// pingpong (Schedule = 1)
+FERROCUTE_SM90_DEFINE(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, k, k, bf16, bf16)
+FERROCUTE_SM90_DEFINE(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, k, n, bf16, bf16)
+FERROCUTE_SM90_DEFINE(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, m, k, bf16, bf16)
+FERROCUTE_SM90_DEFINE(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, m, n, bf16, bf16)
+FERROCUTE_SM90_DEFINE(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, k, k, f16, f32)
+FERROCUTE_SM90_DEFINE(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, m, n, bf16, f16)
+FERROCUTE_SM90_DEFINE(64x256x64_s5_pp, Sm90Cfg_64x256x64_s5_pp, k, k, bf16, bf16)
+FERROCUTE_SM90_DEFINE(64x256x64_s5_pp, Sm90Cfg_64x256x64_s5_pp, m, n, bf16, bf16)
+// pingpong tuning variants
+struct Sm90Cfg_64x256x64_s4_pp : Sm90Cfg_64x256x64_s5_pp { static constexpr int Stages = 4; };
+FERROCUTE_SM90_DEFINE(64x256x64_s4_pp, Sm90Cfg_64x256x64_s4_pp, k, k, bf16, bf16)
+struct Sm90Cfg_128x128x64_s5_pp : Sm90Cfg_128x128x64_s6_pp { static constexpr int Stages = 5; };
+FERROCUTE_SM90_DEFINE(128x128x64_s5_pp, Sm90Cfg_128x128x64_s5_pp, k, k, bf16, bf16)
 
 #define CK(x)                                                                            \
   do {                                                                                   \
@@ -45,7 +65,6 @@ typedef CUresult (*EncodeTiledFn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t,
 static EncodeTiledFn g_encode = nullptr;
 
 enum DType { BF16 = 0, F16 = 1, F32 = 2 };
-static const char* dname(DType d) { return d == BF16 ? "bf16" : d == F16 ? "f16" : "f32"; }
 static size_t dsize(DType d) { return d == F32 ? 4 : 2; }
 
 typedef void (*KernFn)(GemmParams, CUtensorMap, CUtensorMap);
@@ -57,12 +76,13 @@ struct KernelEntry {
   bool ak, bk_major;
   DType in, out;
   int smem;
+  bool primary;   // benchmarked on every shape (others only on the two large square shapes)
 };
 
 #define ENTRY(cfgname, Cfg, am, bm_, in, out, BM, BN, BK, AK, BKM, DIN, DOUT)                      \
   KernelEntry{"ferrocute_sm90_" #cfgname "_" #am #bm_ "_" #in "_" #out,                            \
               (KernFn)ferrocute_sm90_##cfgname##_##am##bm_##_##in##_##out, BM, BN, BK, AK, BKM,    \
-              DIN, DOUT, ferrocute::sm90::smem_bytes<Cfg>()}
+              DIN, DOUT, ferrocute::sm90::smem_bytes<Cfg>(), AK && BKM && DIN == BF16 && DOUT == BF16}
 
 static std::vector<KernelEntry> kernels() {
   return {
@@ -73,6 +93,17 @@ static std::vector<KernelEntry> kernels() {
       ENTRY(128x256x64_s4_coop, Sm90Cfg_128x256x64_s4_coop, k, k, f16, f32, 128, 256, 64, true, true, F16, F32),
       ENTRY(128x256x64_s4_coop, Sm90Cfg_128x256x64_s4_coop, m, n, bf16, f16, 128, 256, 64, false, false, BF16, F16),
       ENTRY(128x128x64_s6_coop, Sm90Cfg_128x128x64_s6_coop, k, k, bf16, bf16, 128, 128, 64, true, true, BF16, BF16),
+      ENTRY(128x256x64_s4_g16_coop, Sm90Cfg_128x256x64_s4_g16_coop, k, k, bf16, bf16, 128, 256, 64, true, true, BF16, BF16),
+      ENTRY(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, k, k, bf16, bf16, 128, 128, 64, true, true, BF16, BF16),
+      ENTRY(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, k, n, bf16, bf16, 128, 128, 64, true, false, BF16, BF16),
+      ENTRY(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, m, k, bf16, bf16, 128, 128, 64, false, true, BF16, BF16),
+      ENTRY(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, m, n, bf16, bf16, 128, 128, 64, false, false, BF16, BF16),
+      ENTRY(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, k, k, f16, f32, 128, 128, 64, true, true, F16, F32),
+      ENTRY(128x128x64_s6_pp, Sm90Cfg_128x128x64_s6_pp, m, n, bf16, f16, 128, 128, 64, false, false, BF16, F16),
+      ENTRY(64x256x64_s5_pp, Sm90Cfg_64x256x64_s5_pp, k, k, bf16, bf16, 64, 256, 64, true, true, BF16, BF16),
+      ENTRY(64x256x64_s5_pp, Sm90Cfg_64x256x64_s5_pp, m, n, bf16, bf16, 64, 256, 64, false, false, BF16, BF16),
+      ENTRY(64x256x64_s4_pp, Sm90Cfg_64x256x64_s4_pp, k, k, bf16, bf16, 64, 256, 64, true, true, BF16, BF16),
+      ENTRY(128x128x64_s5_pp, Sm90Cfg_128x128x64_s5_pp, k, k, bf16, bf16, 128, 128, 64, true, true, BF16, BF16),
   };
 }
 
@@ -88,9 +119,15 @@ __device__ __forceinline__ uint32_t hash32(uint64_t x) {
   return uint32_t(x);
 }
 
-__global__ void fill_random(void* p, int64_t n, DType t, uint64_t seed) {
+static bool g_normal_data = false;   // FERROCUTE_BENCH_DATA=normal: bench inputs ~N(0,1) like torch.randn
+__global__ void fill_random(void* p, int64_t n, DType t, uint64_t seed, bool normal = false) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
     float v = (hash32(i * 0x9E3779B97F4A7C15ULL + seed) >> 8) * (2.0f / 16777216.0f) - 1.0f;
+    if (normal) {   // Box-Muller on two more hashes
+      const float u1 = ((hash32(i * 0xD1B54A32D192ED03ULL + seed + 1) >> 8) + 1) * (1.0f / 16777217.0f);
+      const float u2 = (hash32(i * 0x8CB92BA72F3D8DD7ULL + seed + 2) >> 8) * (1.0f / 16777216.0f);
+      v = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+    }
     if (t == BF16) reinterpret_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16(v);
     else if (t == F16) reinterpret_cast<__half*>(p)[i] = __float2half(v);
     else reinterpret_cast<float*>(p)[i] = v;
@@ -193,6 +230,46 @@ static CUtensorMap make_map(const void* ptr, DType t, bool kmajor, int rows, int
 
 static int g_num_sms = 0;
 
+// ---- cuBLAS, loaded at run time (no headers/libs needed to build): same process, same buffers ----
+typedef int (*CublasCreateFn)(void**);
+typedef int (*CublasGemmExFn)(void*, int, int, int, int, int, const void*, const void*, int, int,
+                              const void*, int, int, const void*, void*, int, int, int, int);
+static CublasGemmExFn g_gemmex = nullptr;
+static void* g_cublas = nullptr;
+static bool init_cublas() {
+  const char* env = getenv("FERROCUTE_CUBLAS");
+  const char* names[] = {env, "libcublas.so", "libcublas.so.13", "libcublas.so.12"};
+  void* h = nullptr;
+  for (const char* n : names) if (n && (h = dlopen(n, RTLD_NOW | RTLD_GLOBAL))) break;
+  if (!h) { printf("cuBLAS: not loaded (%s)\n", dlerror()); return false; }
+  auto create = (CublasCreateFn)dlsym(h, "cublasCreate_v2");
+  g_gemmex = (CublasGemmExFn)dlsym(h, "cublasGemmEx");
+  if (!create || !g_gemmex || create(&g_cublas) != 0) { printf("cuBLAS: init failed\n"); g_gemmex = nullptr; return false; }
+  // FERROCUTE_CUBLAS_WS_MB=n: give the handle an n MiB workspace (cublasSetWorkspace), as PyTorch
+  // does for its handles.  Default 0 = cuBLAS's own default (what the 2026-11-22 tables used).
+  const char* ws = getenv("FERROCUTE_CUBLAS_WS_MB");
+  if (ws && atoi(ws) > 0) {
+    typedef int (*SetWsFn)(void*, void*, size_t);
+    auto setws = (SetWsFn)dlsym(h, "cublasSetWorkspace_v2");
+    void* buf = nullptr;
+    const size_t bytes = (size_t)atoi(ws) << 20;
+    CK(cudaMalloc(&buf, bytes));
+    if (!setws || setws(g_cublas, buf, bytes) != 0) { printf("cuBLAS: cublasSetWorkspace failed\n"); return false; }
+    printf("cuBLAS: workspace %s MiB\n", ws);
+  }
+  return true;
+}
+// D(M,N) col-major = alpha * A(M,K) [K-major, lda] * B(N,K)^T [K-major, ldb] + beta*C  ("TN", like
+// torch a @ b.t()).  bf16 in/out, f32 compute, default algo.  Requires C == D (beta used in place).
+static void cublas_gemm(const GemmParams& p) {
+  const int CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUDA_R_16BF = 14, CUBLAS_COMPUTE_32F = 68, ALGO_DEFAULT = -1;
+  float alpha = p.alpha, beta = p.beta;
+  int st = g_gemmex(g_cublas, CUBLAS_OP_T, CUBLAS_OP_N, p.m, p.n, p.k, &alpha, p.a, CUDA_R_16BF, (int)p.lda,
+                    p.b, CUDA_R_16BF, (int)p.ldb, &beta, p.d, CUDA_R_16BF, (int)p.ldd, CUBLAS_COMPUTE_32F,
+                    ALGO_DEFAULT);
+  if (st != 0) { fprintf(stderr, "cublasGemmEx failed: %d\n", st); exit(1); }
+}
+
 struct Problem {
   int M, N, K, L;
   float alpha, beta;
@@ -209,7 +286,8 @@ struct Buffers {
 
 static int64_t round8(int64_t x) { return (x + 7) / 8 * 8; }
 
-static void setup(const KernelEntry& ke, const Problem& pr, Buffers& B, uint64_t seed, bool need_ref) {
+static void setup(const KernelEntry& ke, const Problem& pr, Buffers& B, uint64_t seed, bool need_ref,
+                  bool normal = false) {
   memset(&B.p, 0, sizeof(B.p));
   const int M = pr.M, N = pr.N, K = pr.K, L = pr.L;
   const int64_t lda = round8(ke.ak ? K : M) + pr.lda_pad;
@@ -222,8 +300,8 @@ static void setup(const KernelEntry& ke, const Problem& pr, Buffers& B, uint64_t
   CK(cudaMalloc(&B.b, sb * L * ein));
   CK(cudaMalloc(&B.d, sd * L * eout));
   B.d_bytes = sd * L * eout;
-  fill_random<<<1024, 256>>>(B.a, sa * L, ke.in, seed);
-  fill_random<<<1024, 256>>>(B.b, sb * L, ke.in, seed * 7 + 1);
+  fill_random<<<1024, 256>>>(B.a, sa * L, ke.in, seed, normal);
+  fill_random<<<1024, 256>>>(B.b, sb * L, ke.in, seed * 7 + 1, normal);
   if (pr.beta != 0.f) {
     CK(cudaMalloc(&B.c, sc * L * eout));
     fill_random<<<1024, 256>>>(B.c, sc * L, ke.out, seed * 13 + 5);
@@ -254,6 +332,7 @@ static void release(Buffers& B) {
 }
 
 static void launch(const KernelEntry& ke, Buffers& B, int grid_override = 0) {
+  if (ke.fn == nullptr) { cublas_gemm(B.p); return; }   // the cuBLAS pseudo-entry
   const int64_t tiles = (int64_t)((B.p.m + ke.bm - 1) / ke.bm) * ((B.p.n + ke.bn - 1) / ke.bn) * B.p.batch;
   int grid = (int)std::min<int64_t>(tiles, g_num_sms);
   if (grid_override > 0) grid = grid_override;
@@ -328,47 +407,65 @@ static void run_check(const KernelEntry& ke, const Problem& pr, uint64_t seed, i
 
 struct BenchRow { std::string name; int M, N, K; double ms, tflops; };
 
-static BenchRow bench(const KernelEntry& ke, int M, int N, int K, int reps = 30) {
-  Problem pr{M, N, K, 1, 1.0f, 0.0f, 0, 0, 0, 0};
-  Buffers B;
-  setup(ke, pr, B, 12345, false);
-  for (int i = 0; i < 5; ++i) launch(ke, B);
+// Times all kernels on one shape, interleaving them rep by rep (so clock/power drift hits all
+// kernels alike).  One sample = cudaEvents around kBatch back-to-back launches, divided by kBatch
+// (removes the host launch gap); the reported time is the median of `samples` samples.
+static void bench_shape(const std::vector<KernelEntry>& ks, const std::vector<int>& which, int M, int N,
+                        int K, std::vector<BenchRow>& rows, int samples = 25) {
+  const int kBatch = 10;
+  std::vector<Buffers> bufs(which.size());
+  for (size_t i = 0; i < which.size(); ++i) {
+    Problem pr{M, N, K, 1, 1.0f, 0.0f, 0, 0, 0, 0};
+    setup(ks[which[i]], pr, bufs[i], 12345 + i, false, g_normal_data);
+  }
+  for (size_t i = 0; i < which.size(); ++i)
+    for (int w = 0; w < 10; ++w) launch(ks[which[i]], bufs[i]);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(e0));
-    launch(ke, B);
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms);
-  }
+  std::vector<std::vector<float>> t(which.size());
+  for (int r = 0; r < samples; ++r)
+    for (size_t i = 0; i < which.size(); ++i) {
+      CK(cudaEventRecord(e0));
+      for (int b = 0; b < kBatch; ++b) launch(ks[which[i]], bufs[i]);
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
+      t[i].push_back(ms / kBatch);
+    }
   CK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  const double ms = t[t.size() / 2];
+  for (size_t i = 0; i < which.size(); ++i) {
+    std::sort(t[i].begin(), t[i].end());
+    const double ms = t[i][t[i].size() / 2];
+    rows.push_back({ks[which[i]].name, M, N, K, ms, 2.0 * M * N * (double)K / (ms * 1e-3) / 1e12});
+    release(bufs[i]);
+  }
   cudaEventDestroy(e0); cudaEventDestroy(e1);
-  release(B);
-  return {ke.name, M, N, K, ms, 2.0 * M * N * (double)K / (ms * 1e-3) / 1e12};
 }
 
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "all";
+  std::string filt = argc > 2 ? argv[2] : "";   // optional: only kernels whose name contains this
   CK(cudaSetDevice(0));
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   g_num_sms = prop.multiProcessorCount;
   printf("device: %s, %d SMs, smem/block optin %zu\n", prop.name, g_num_sms, prop.sharedMemPerBlockOptin);
   init_encode();
-  auto ks = kernels();
+  if (const char* bd = getenv("FERROCUTE_BENCH_DATA")) g_normal_data = (std::string(bd) == "normal");
+  if (g_normal_data) printf("bench data: normal(0,1)\n");
+  std::vector<KernelEntry> ks;
+  for (auto& k : kernels())
+    if (filt.empty() || std::string(k.name).find(filt) != std::string::npos) ks.push_back(k);
   for (auto& k : ks) {
     CK(cudaFuncSetAttribute((const void*)k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem));
     cudaFuncAttributes fa;
     CK(cudaFuncGetAttributes(&fa, (const void*)k.fn));
     printf("%-48s smem=%d regs=%d local=%zu\n", k.name, k.smem, fa.numRegs, fa.localSizeBytes);
   }
+  const bool have_cublas = (mode != "small") && init_cublas();
+  const KernelEntry cublas_entry{"cublas_gemmex_tn_bf16_bf16", nullptr, 128, 256, 64, true, true, BF16, BF16, 0, true};
 
   if (mode != "bench") {
     std::vector<Problem> small = {
@@ -393,27 +490,45 @@ int main(int argc, char** argv) {
         run_check(k, pr, seed++);
       }
     }
-    // persistence: fewer CTAs than tiles (each CTA loops over many tiles)
-    run_check(ks[0], {1000, 1000, 1000, 1, 1.f, 0.f, 0, 0, 0, 0}, 777, 3);
-    run_check(ks[3], {1000, 1000, 1000, 2, 1.f, 0.5f, 0, 0, 0, 0}, 778, 1);
+    // persistence: fewer CTAs than tiles (each CTA loops over many tiles; odd and even grids,
+    // which for pingpong exercises both consumer warpgroups' stage skipping)
+    for (auto& k : ks) {
+      if (!(k.ak && k.bk_major) && !(!k.ak && !k.bk_major)) continue;
+      for (int g : {1, 2, 3}) {
+        run_check(k, {1000, 1000, 1000, 1, 1.f, 0.f, 0, 0, 0, 0}, 777 + g, g);
+        if (mode == "small") break;
+        run_check(k, {1000, 1000, 300, 2, 1.f, 0.5f, 0, 0, 0, 0}, 787 + g, g);
+      }
+    }
+    if (have_cublas) {   // validate the cuBLAS call used as the timing reference (beta == 0 only)
+      run_check(cublas_entry, {1000, 1000, 1000, 1, 1.f, 0.f, 0, 0, 0, 0}, 901);
+      run_check(cublas_entry, {4096, 4096, 512, 1, 1.f, 0.f, 0, 0, 0, 0}, 902);
+    }
     printf("checks: %d passed, %d failed\n", g_pass, g_fail);
   }
 
   if (mode != "small") {
+    std::vector<KernelEntry> bk = ks;
+    if (have_cublas) bk.push_back(cublas_entry);
     std::vector<BenchRow> rows;
     const int shapes[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
                              {8192, 8192, 8192}, {8192, 8192, 1024}, {4096, 4096, 512}};
-    for (size_t ki = 0; ki < ks.size(); ++ki) {
-      const auto& k = ks[ki];
-      const bool primary = (ki == 0 || ki == 6);
-      for (auto& s : shapes) {
-        if (!primary && !(s[0] == 4096 && s[2] == 4096) && !(s[0] == 8192 && s[2] == 8192)) continue;
-        rows.push_back(bench(k, s[0], s[1], s[2]));
+    for (auto& s : shapes) {
+      std::vector<int> which;
+      for (size_t ki = 0; ki < bk.size(); ++ki) {
+        const bool big = (s[0] == 4096 && s[2] == 4096);
+        if (bk[ki].primary || big) which.push_back((int)ki);
       }
+      bench_shape(bk, which, s[0], s[1], s[2], rows);
     }
-    printf("\n%-48s %6s %6s %6s %9s %8s\n", "kernel", "M", "N", "K", "ms", "TFLOP/s");
-    for (auto& r : rows)
-      printf("%-48s %6d %6d %6d %9.4f %8.1f\n", r.name.c_str(), r.M, r.N, r.K, r.ms, r.tflops);
+    printf("\n%-48s %6s %6s %6s %9s %8s %7s\n", "kernel", "M", "N", "K", "ms", "TFLOP/s", "vs_cuBLAS");
+    for (auto& r : rows) {
+      double cb = 0;
+      for (auto& q : rows)
+        if (q.name == cublas_entry.name && q.M == r.M && q.N == r.N && q.K == r.K) cb = q.tflops;
+      printf("%-48s %6d %6d %6d %9.4f %8.1f %7.3f\n", r.name.c_str(), r.M, r.N, r.K, r.ms, r.tflops,
+             cb > 0 ? r.tflops / cb : 0.0);
+    }
   }
   if (g_fail) { printf("SOME CHECKS FAILED\n"); return 1; }
   return 0;

@@ -1,0 +1,245 @@
+//! ferrocute GEMM vs cuBLAS, same process, CUDA-event timing.
+//!
+//! `cargo bench --bench gemm -- [--shapes square|skinny|all] [--layout tn|nn|all] [--iters N]`
+//!
+//! bf16 inputs, f32 accumulation, bf16 output. Layouts use BLAS names:
+//! TN = A K-major, B K-major (kernel `kk`); NN = A M-major, B K-major (kernel `mk`).
+
+use std::sync::Arc;
+
+use cudarc::cublas::{sys as bsys, CudaBlas, Gemm as _, GemmConfig};
+use cudarc::driver::{sys, CudaSlice, CudaStream};
+use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef};
+use half::bf16;
+
+const ROTATE_BYTES: usize = 50 << 20;
+
+struct Args {
+    shapes: String,
+    layout: String,
+    iters: usize,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        shapes: "all".into(),
+        layout: "all".into(),
+        iters: 50,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(x) = it.next() {
+        match x.as_str() {
+            "--bench" => {}
+            "--shapes" => a.shapes = it.next().unwrap_or_default(),
+            "--layout" => a.layout = it.next().unwrap_or_default(),
+            "--iters" => a.iters = it.next().and_then(|v| v.parse().ok()).unwrap_or(50),
+            other => eprintln!("ignoring argument {other}"),
+        }
+    }
+    a
+}
+
+fn median(mut v: Vec<f32>) -> f32 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v.get(v.len() / 2).copied().unwrap_or(f32::NAN)
+}
+
+struct Set {
+    a: CudaSlice<bf16>,
+    b: CudaSlice<bf16>,
+    c: CudaSlice<bf16>,
+}
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn time_ms(
+    stream: &Arc<CudaStream>,
+    iters: usize,
+    sets: &mut [Set],
+    mut f: impl FnMut(&mut Set) -> Res<()>,
+) -> Res<f32> {
+    let ctx = stream.context();
+    let n = sets.len();
+    for i in 0..10 {
+        f(&mut sets[i % n])?;
+    }
+    let mut times = Vec::with_capacity(iters);
+    let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    for i in 0..iters {
+        let set = &mut sets[i % n];
+        start.record(stream)?;
+        f(set)?;
+        end.record(stream)?;
+        end.synchronize()?;
+        times.push(start.elapsed_ms(&end)?);
+    }
+    Ok(median(times))
+}
+
+fn ours(g: &Gemm, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<()> {
+    let la = if tn {
+        Layout::RowMajor
+    } else {
+        Layout::ColMajor
+    };
+    g.gemm(
+        1.0,
+        &MatRef::new(&s.a, m, k, la),
+        &MatRef::new(&s.b, k, n, Layout::ColMajor),
+        0.0,
+        &mut MatMut::new(&mut s.c, m, n, Layout::ColMajor),
+    )?;
+    Ok(())
+}
+
+fn cublas(blas: &CudaBlas, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<()> {
+    let cfg = GemmConfig {
+        transa: if tn {
+            bsys::cublasOperation_t::CUBLAS_OP_T
+        } else {
+            bsys::cublasOperation_t::CUBLAS_OP_N
+        },
+        transb: bsys::cublasOperation_t::CUBLAS_OP_N,
+        m: m as i32,
+        n: n as i32,
+        k: k as i32,
+        alpha: bf16::ONE,
+        lda: if tn { k as i32 } else { m as i32 },
+        ldb: k as i32,
+        beta: bf16::ZERO,
+        ldc: m as i32,
+    };
+    // SAFETY: the buffers hold m*k, k*n and m*n elements, matching cfg.
+    unsafe { blas.gemm(cfg, &s.a, &s.b, &mut s.c) }?;
+    Ok(())
+}
+
+fn main() {
+    if let Err(e) = run() {
+        println!("benchmark not run: {e}");
+    }
+}
+
+fn run() -> Res<()> {
+    let args = parse_args();
+    let g = match Gemm::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            println!("no CUDA GPU available, skipping benchmark: {e}");
+            return Ok(());
+        }
+    };
+    let stream = g.stream().clone();
+    let ctx = stream.context().clone();
+    let attr = |a| ctx.attribute(a).unwrap_or(-1);
+    println!(
+        "GPU: {} (sm_{}{}), {} SMs, SM clock {} MHz, memory clock {} MHz, bus {} bit",
+        ctx.name()?,
+        g.compute_capability().0,
+        g.compute_capability().1,
+        attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+        attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000,
+        attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000,
+        attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
+    );
+    let blas = CudaBlas::new(stream.clone())?;
+
+    let mut shapes: Vec<(usize, usize, usize)> = Vec::new();
+    if args.shapes == "all" || args.shapes == "square" {
+        shapes.extend([512, 1024, 2048, 4096, 8192].map(|s| (s, s, s)));
+    }
+    if args.shapes == "all" || args.shapes == "skinny" {
+        shapes.extend([
+            (16, 4096, 4096),
+            (128, 4096, 4096),
+            (4096, 4096, 512),
+            (8192, 8192, 1024),
+        ]);
+    }
+    let layouts: Vec<bool> = match args.layout.as_str() {
+        "tn" => vec![true],
+        "nn" => vec![false],
+        _ => vec![true, false],
+    };
+
+    println!(
+        "{:>20} {:>6} {:>10} {:>10} {:>7}  check",
+        "m x n x k", "layout", "ours TF/s", "cuBLAS TF/s", "ratio"
+    );
+    let mut rng = 0x1234_5678_u64;
+    for &(m, n, k) in &shapes {
+        let bytes = (m * k + k * n + m * n) * 2;
+        let nsets = ROTATE_BYTES.div_ceil(bytes).clamp(2, 256);
+        let mut rand = |len: usize| -> Vec<bf16> {
+            (0..len)
+                .map(|_| {
+                    rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    bf16::from_f32((rng >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
+                })
+                .collect()
+        };
+        let (ha, hb) = (rand(m * k), rand(k * n));
+        let mut sets = Vec::with_capacity(nsets);
+        for _ in 0..nsets {
+            sets.push(Set {
+                a: stream.clone_htod(&ha)?,
+                b: stream.clone_htod(&hb)?,
+                c: stream.alloc_zeros(m * n)?,
+            });
+        }
+        let flops = 2.0 * m as f64 * n as f64 * k as f64;
+        for &tn in &layouts {
+            let name = if tn { "TN" } else { "NN" };
+            // Correctness once, before timing.
+            let check = (|| -> Res<String> {
+                ours(&g, &mut sets[0], m, n, k, tn)?;
+                let x: Vec<bf16> = stream.clone_dtoh(&sets[0].c)?;
+                cublas(&blas, &mut sets[0], m, n, k, tn)?;
+                let y: Vec<bf16> = stream.clone_dtoh(&sets[0].c)?;
+                let rms =
+                    (y.iter().map(|v| v.to_f64().powi(2)).sum::<f64>() / y.len() as f64).sqrt();
+                let bad = x
+                    .iter()
+                    .zip(&y)
+                    .filter(|(a, b)| {
+                        let (a, b) = (a.to_f64(), b.to_f64());
+                        (a - b).abs().partial_cmp(&(b.abs() / 64.0 + 1e-2 * rms))
+                            != Some(std::cmp::Ordering::Less)
+                    })
+                    .count();
+                Ok(if bad == 0 {
+                    "ok".into()
+                } else {
+                    format!("MISMATCH ({bad} elements)")
+                })
+            })();
+            let theirs = time_ms(&stream, args.iters, &mut sets, |s| {
+                cublas(&blas, s, m, n, k, tn)
+            })?;
+            let (ours_tf, ratio, check) = match check {
+                Ok(c) => {
+                    let t = time_ms(&stream, args.iters, &mut sets, |s| ours(&g, s, m, n, k, tn))?;
+                    let tf = flops / (t as f64 * 1e-3) / 1e12;
+                    (
+                        format!("{tf:10.1}"),
+                        format!("{:7.2}", t.recip() / theirs.recip()),
+                        c,
+                    )
+                }
+                Err(e) => ("       n/a".into(), "    n/a".into(), format!("error: {e}")),
+            };
+            let theirs_tf = flops / (theirs as f64 * 1e-3) / 1e12;
+            println!(
+                "{:>20} {:>6} {} {:>10.1} {}  {}",
+                format!("{m}x{n}x{k}"),
+                name,
+                ours_tf,
+                theirs_tf,
+                ratio,
+                check
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,332 @@
+//! The kernel table, launch geometry and dispatch.
+//!
+//! **Kernel authors fill in [`FAST_KERNELS`] and [`SIMPLE_KERNEL`]** (tile
+//! sizes, threads, dynamic shared memory, minimum architecture, alignment
+//! needs) and, if their grid mapping differs, [`grid_dims`]. Entry points are
+//! named `ferrocute_<name>_<am><bm>_<in>_<out>`, see [`kernel_name`].
+
+use super::error::Error;
+use super::plan::{GemmDesc, Plan};
+use crate::kernel_config::{
+    Sm80Config, Sm80_128x128x32S3, Sm80_128x256x32S4, Sm80_64x64x32S3, Sm90Config,
+    Sm90_128x128x64S6Pp,
+};
+
+/// How a kernel takes its arguments.
+///
+/// ```
+/// use ferrocute::gemm::config::LaunchPath;
+/// assert_ne!(LaunchPath::Params, LaunchPath::TensorMaps);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchPath {
+    /// One `GemmParams` by value (sm_80 CuTe kernels and the simple kernel).
+    Params,
+    /// `GemmParams` plus `CUtensorMap`s for A and B, encoded on the host with
+    /// `cuTensorMapEncodeTiled` (sm_90a TMA kernels). The launch seam exists
+    /// in `launch.rs`; it reports [`Error::KernelLoad`] until implemented.
+    TensorMaps,
+}
+
+/// Launch geometry and requirements of one kernel family.
+///
+/// ```
+/// use ferrocute::gemm::config::SIMPLE_KERNEL;
+/// assert_eq!(SIMPLE_KERNEL.name, "gemm_simple");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelConfig {
+    /// The `<cfg>` part of the entry-point names.
+    pub name: &'static str,
+    /// PTX module (file `ptx/<module>.ptx`, embedded at build time).
+    pub module: &'static str,
+    /// Output rows (M) per thread block.
+    pub tile_m: u32,
+    /// Output columns (N) per thread block.
+    pub tile_n: u32,
+    /// K per main-loop step.
+    pub tile_k: u32,
+    /// Threads per block (1-D block).
+    pub threads: u32,
+    /// Dynamic shared memory per block, bytes (above 48 KiB the function
+    /// attribute is raised once when the kernel is loaded).
+    pub smem_bytes: u32,
+    /// Minimum compute capability `(major, minor)`.
+    pub min_arch: (i32, i32),
+    /// Leading dimensions and batch strides must be multiples of this many
+    /// elements (and base pointers 16-byte aligned), else the simple kernel is used.
+    pub align_elems: usize,
+    /// Extent along each operand's unit-stride mode must be a multiple of
+    /// this (1 = no requirement, the kernel predicates residues).
+    pub extent_align_elems: usize,
+    /// How arguments are passed.
+    pub path: LaunchPath,
+    /// How output tiles map to thread blocks.
+    pub grid: GridKind,
+}
+
+/// How a kernel maps its output tiles onto the grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GridKind {
+    /// `(tiles_m, tiles_n, batch)`.
+    Tiles2D,
+    /// `(tiles_m * tiles_n, 1, batch)`: the kernel rasterises tiles itself (L2 grouping).
+    Raster1D,
+    /// `(min(tiles_m * tiles_n * batch, SMs), 1, 1)`: persistent blocks walk all tiles.
+    Persistent,
+}
+
+/// The table entry of an Ampere-class configuration type: geometry straight from the
+/// type's compile-time-checked constants.
+const fn sm80<C: Sm80Config>() -> KernelConfig {
+    KernelConfig {
+        name: C::NAME,
+        module: "sm80_gemm",
+        tile_m: C::TILE[0] as u32,
+        tile_n: C::TILE[1] as u32,
+        tile_k: C::TILE[2] as u32,
+        threads: C::THREADS as u32,
+        smem_bytes: C::SMEM_BYTES as u32,
+        min_arch: (8, 0),
+        align_elems: 8,
+        extent_align_elems: 1,
+        path: LaunchPath::Params,
+        grid: GridKind::Raster1D,
+    }
+}
+
+/// The table entry of a Hopper configuration type (sm_90a only: TMA + WGMMA).
+const fn sm90<C: Sm90Config>() -> KernelConfig {
+    KernelConfig {
+        name: C::NAME,
+        module: "sm90_gemm",
+        tile_m: C::TILE[0] as u32,
+        tile_n: C::TILE[1] as u32,
+        tile_k: C::TILE[2] as u32,
+        threads: C::THREADS as u32,
+        smem_bytes: C::SMEM_BYTES as u32,
+        min_arch: (9, 0),
+        align_elems: 8,
+        extent_align_elems: 1,
+        path: LaunchPath::TensorMaps,
+        grid: GridKind::Persistent,
+    }
+}
+
+/// Fast kernels, in order of preference (largest tile first).
+pub static FAST_KERNELS: &[KernelConfig] = &[
+    sm90::<Sm90_128x128x64S6Pp>(),
+    sm80::<Sm80_128x256x32S4>(),
+    sm80::<Sm80_128x128x32S3>(),
+    sm80::<Sm80_64x64x32S3>(),
+];
+
+/// The simple fallback kernel (`ferrocute_gemm_simple_*`): any alignment,
+/// any `k` including 0; 64x64 output tiles, 256 threads.
+pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
+    name: "gemm_simple",
+    module: "sm80_gemm",
+    tile_m: 64,
+    tile_n: 64,
+    tile_k: 16,
+    threads: 256,
+    smem_bytes: 0,
+    min_arch: (8, 0),
+    align_elems: 1,
+    extent_align_elems: 1,
+    path: LaunchPath::Params,
+    grid: GridKind::Tiles2D,
+};
+
+/// Embedded PTX text of a module, by name.
+///
+/// ```
+/// assert!(ferrocute::gemm::config::embedded_ptx("sm80_gemm").is_some());
+/// assert!(ferrocute::gemm::config::embedded_ptx("nope").is_none());
+/// ```
+pub fn embedded_ptx(module: &str) -> Option<&'static str> {
+    match module {
+        "sm80_gemm" => Some(include_str!(concat!(env!("OUT_DIR"), "/sm80_gemm.ptx"))),
+        "sm90_gemm" => Some(include_str!(concat!(env!("OUT_DIR"), "/sm90_gemm.ptx"))),
+        _ => None,
+    }
+}
+
+/// Largest `gridDim.x`.
+pub const MAX_GRID_X: u64 = i32::MAX as u64;
+/// Largest `gridDim.y` and `gridDim.z`.
+pub const MAX_GRID_YZ: u64 = 65535;
+
+/// Grid for a problem: `(ceil(m / tile_m), ceil(n / tile_n), batch)`, or for kernels that
+/// rasterise their own tiles `(ceil(m / tile_m) * ceil(n / tile_n), 1, batch)`.
+///
+/// ```
+/// use ferrocute::gemm::config::{grid_dims, SIMPLE_KERNEL};
+/// assert_eq!(grid_dims(&SIMPLE_KERNEL, 130, 16, 2, 132).unwrap(), (3, 1, 2));
+/// ```
+pub fn grid_dims(
+    cfg: &KernelConfig,
+    m: i32,
+    n: i32,
+    batch: i32,
+    sm_count: u32,
+) -> Result<(u32, u32, u32), Error> {
+    let tm = (m.max(0) as u64).div_ceil(cfg.tile_m.max(1) as u64);
+    let tn = (n.max(0) as u64).div_ceil(cfg.tile_n.max(1) as u64);
+    let b = batch.max(0) as u64;
+    let (gx, gy, gz) = match cfg.grid {
+        GridKind::Tiles2D => (tm, tn, b),
+        GridKind::Raster1D => (tm * tn, 1, b),
+        GridKind::Persistent => ((tm * tn * b).min(sm_count.max(1) as u64), 1, 1),
+    };
+    let check = |what, v: u64, limit: u64| {
+        if v > limit {
+            Err(Error::Overflow {
+                what,
+                value: v,
+                limit,
+            })
+        } else {
+            Ok(v as u32)
+        }
+    };
+    Ok((
+        check("grid.x (m tiles)", gx, MAX_GRID_X)?,
+        check("grid.y (n tiles)", gy, MAX_GRID_YZ)?,
+        check("grid.z (batch)", gz, MAX_GRID_YZ)?,
+    ))
+}
+
+/// Entry-point name: `ferrocute_<cfg>_<am><bm>_<in>_<out>`, `am` in {k,m}, `bm` in {k,n}.
+///
+/// ```
+/// use ferrocute::gemm::config::{kernel_name, SIMPLE_KERNEL};
+/// assert_eq!(kernel_name(&SIMPLE_KERNEL, true, false, "bf16", "f32"),
+///            "ferrocute_gemm_simple_kn_bf16_f32");
+/// ```
+pub fn kernel_name(
+    cfg: &KernelConfig,
+    a_k_major: bool,
+    b_k_major: bool,
+    input: &str,
+    output: &str,
+) -> String {
+    let am = if a_k_major { 'k' } else { 'm' };
+    let bm = if b_k_major { 'k' } else { 'n' };
+    format!("ferrocute_{}_{am}{bm}_{input}_{output}", cfg.name)
+}
+
+/// Compute capability check; the TMA kernels are sm_90a PTX, which runs on Hopper only.
+fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
+    cc >= cfg.min_arch && (cfg.path != LaunchPath::TensorMaps || cc.0 == 9)
+}
+
+/// Picks the kernel for a validated plan on a device of compute capability
+/// `cc` with `sm_count` multiprocessors.
+///
+/// Rules: fast kernels need `k > 0`, the architecture and the alignment;
+/// among those, the first (largest tile) that yields at least one block per
+/// SM wins, else the one with the most blocks. Otherwise the simple kernel.
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
+/// use ferrocute::gemm::config::{select, SIMPLE_KERNEL};
+/// let d = |r, c, ptr| OperandDesc { shape: MatShape::packed(r, c, Layout::ColMajor), len: r * c, ptr };
+/// // 7 rows: ld 7 is not a multiple of 8, so the simple kernel is chosen.
+/// let p = plan(&GemmDesc { a: d(7, 8, 0x1000), b: d(8, 8, 0x2000), c: d(7, 8, 0x3000),
+///     in_bytes: 2, out_bytes: 4 }).unwrap();
+/// assert_eq!(select(&p, (9, 0), 132).unwrap().name, SIMPLE_KERNEL.name);
+/// ```
+pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static KernelConfig, Error> {
+    if plan.k > 0 {
+        let mut best: Option<(&'static KernelConfig, u64)> = None;
+        for cfg in FAST_KERNELS.iter().filter(|c| {
+            arch_ok(c, cc)
+                && plan.fast_aligned(c.align_elems, c.extent_align_elems)
+                && (c.path != LaunchPath::TensorMaps || tma_ok(plan))
+        }) {
+            let tiles = (plan.m as u64).div_ceil(cfg.tile_m.max(1) as u64)
+                * (plan.n as u64).div_ceil(cfg.tile_n.max(1) as u64)
+                * plan.batch.max(1) as u64;
+            if tiles >= sm_count as u64 {
+                return Ok(cfg);
+            }
+            if best.is_none_or(|(_, t)| tiles > t) {
+                best = Some((cfg, tiles));
+            }
+        }
+        if let Some((cfg, _)) = best {
+            return Ok(cfg);
+        }
+    }
+    if arch_ok(&SIMPLE_KERNEL, cc) {
+        Ok(&SIMPLE_KERNEL)
+    } else {
+        Err(Error::UnsupportedArch {
+            kernel: SIMPLE_KERNEL.name.to_string(),
+            needed: SIMPLE_KERNEL.min_arch,
+            found: cc,
+        })
+    }
+}
+
+/// The TMA kernels read every batch through one tensor map, so they need real (non-zero)
+/// batch strides for A and B when there is more than one batch.
+fn tma_ok(plan: &Plan) -> bool {
+    plan.batch <= 1 || (plan.a.batch_stride > 0 && plan.b.batch_stride > 0)
+}
+
+/// What [`dispatch`] decided for one problem.
+///
+/// ```
+/// # use ferrocute::gemm::config::Dispatch;
+/// fn show(d: &Dispatch) -> String { format!("{:?} grid {:?}", d.kernel, d.grid) }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dispatch {
+    /// The validated, kernel-convention problem.
+    pub plan: Plan,
+    /// Chosen configuration; `None` for a no-op (m, n or batch 0).
+    pub config: Option<&'static KernelConfig>,
+    /// Entry point name; empty for a no-op.
+    pub kernel: String,
+    /// Grid dimensions (blocks).
+    pub grid: (u32, u32, u32),
+}
+
+/// Validation + kernel selection + grid, without touching a device.
+///
+/// ```
+/// use ferrocute::gemm::{GemmDesc, Layout, MatShape, OperandDesc};
+/// use ferrocute::gemm::config::dispatch;
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let desc = GemmDesc { a: d(256, 64, Layout::RowMajor, 0x10000), b: d(64, 256, Layout::ColMajor, 0x40000),
+///     c: d(256, 256, Layout::ColMajor, 0x80000), in_bytes: 2, out_bytes: 2 };
+/// let ds = dispatch(&desc, "bf16", "bf16", (8, 0), 1).unwrap();
+/// assert_eq!(ds.kernel, "ferrocute_sm80_128x128x32_s3_kk_bf16_bf16");
+/// ```
+pub fn dispatch(
+    desc: &GemmDesc,
+    input: &str,
+    output: &str,
+    cc: (i32, i32),
+    sm_count: u32,
+) -> Result<Dispatch, Error> {
+    let plan = super::plan::plan(desc)?;
+    if plan.is_noop() {
+        return Ok(Dispatch {
+            plan,
+            config: None,
+            kernel: String::new(),
+            grid: (0, 0, 0),
+        });
+    }
+    let cfg = select(&plan, cc, sm_count)?;
+    let grid = grid_dims(cfg, plan.m, plan.n, plan.batch, sm_count)?;
+    Ok(Dispatch {
+        plan,
+        config: Some(cfg),
+        kernel: kernel_name(cfg, plan.a.k_major, plan.b.k_major, input, output),
+        grid,
+    })
+}

@@ -1,0 +1,239 @@
+//! The error type of [`crate::gemm`].
+
+use std::fmt;
+
+/// Which operand of `C = alpha * A * B + beta * C` an error refers to.
+///
+/// Operands are named as the caller passed them, before any internal
+/// transposition or operand swap.
+///
+/// ```
+/// use ferrocute::gemm::Operand;
+/// assert_eq!(Operand::A.to_string(), "A");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// The left input, logically `m x k`.
+    A,
+    /// The right input, logically `k x n`.
+    B,
+    /// The output (and, when `beta != 0`, also an input), logically `m x n`.
+    C,
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Operand::A => "A",
+            Operand::B => "B",
+            Operand::C => "C",
+        })
+    }
+}
+
+/// Everything that can go wrong when preparing or enqueuing a GEMM.
+///
+/// Every variant carries the offending values. Nothing in [`crate::gemm`]
+/// panics on user input; all failures surface as one of these.
+///
+/// ```
+/// use ferrocute::gemm::{Error, Operand};
+/// let e = Error::BufferTooShort { operand: Operand::A, needed: 100, len: 64 };
+/// assert!(e.to_string().contains("need 100 elements"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The CUDA driver library (`libcuda`) could not be found or initialised,
+    /// or there is no device with the requested ordinal.
+    NoDevice {
+        /// Why (the driver's error text, or "libcuda not found").
+        reason: String,
+    },
+    /// The logical shapes do not compose: `A` is `m x k`, `B` must be
+    /// `k x n`, `C` must be `m x n`. Shapes are `(rows, cols)` as passed.
+    ShapeMismatch {
+        /// `(rows, cols)` of A.
+        a: (usize, usize),
+        /// `(rows, cols)` of B.
+        b: (usize, usize),
+        /// `(rows, cols)` of C.
+        c: (usize, usize),
+    },
+    /// Batch counts differ. Inputs may have batch count 1 (broadcast);
+    /// otherwise every batch count must equal C's.
+    BatchMismatch {
+        /// Batch count of A.
+        a: usize,
+        /// Batch count of B.
+        b: usize,
+        /// Batch count of C.
+        c: usize,
+    },
+    /// The buffer is shorter than the shape, leading dimension and batch
+    /// stride require.
+    BufferTooShort {
+        /// Which operand.
+        operand: Operand,
+        /// Elements required: `(batch-1)*batch_stride + (outer-1)*ld + inner`.
+        needed: usize,
+        /// Elements available in the view.
+        len: usize,
+    },
+    /// The leading dimension is smaller than the contiguous extent (rows for
+    /// column-major, cols for row-major), so columns/rows would overlap.
+    LeadingDimension {
+        /// Which operand.
+        operand: Operand,
+        /// The leading dimension given.
+        ld: usize,
+        /// The smallest valid leading dimension.
+        min: usize,
+    },
+    /// The output's batch stride is smaller than one matrix's span, so two
+    /// batch entries would write the same elements.
+    BatchStrideOverlap {
+        /// Which operand (always C).
+        operand: Operand,
+        /// The batch stride given.
+        stride: usize,
+        /// The smallest valid batch stride.
+        min: usize,
+    },
+    /// The data is misaligned even for the simple fallback kernel (which
+    /// needs only element alignment). Misalignment that only the fast kernels
+    /// care about is not an error: the simple kernel is used instead.
+    Misaligned {
+        /// Which operand.
+        operand: Operand,
+        /// The device address.
+        ptr: u64,
+        /// The alignment needed, in bytes.
+        align: usize,
+    },
+    /// The output's memory range overlaps an input's.
+    Overlap {
+        /// The input that overlaps C.
+        input: Operand,
+    },
+    /// A view's buffer lives in a different CUDA context than the [`crate::gemm::Gemm`]'s stream.
+    ContextMismatch {
+        /// Which operand.
+        operand: Operand,
+    },
+    /// A dimension, index, stride or launch dimension exceeds what the kernel
+    /// ABI or the hardware accepts.
+    Overflow {
+        /// What overflowed (e.g. "m", "lda", "grid.y", "byte size of C").
+        what: &'static str,
+        /// The value (saturated to `u64::MAX` when it did not even fit).
+        value: u64,
+        /// The largest accepted value.
+        limit: u64,
+    },
+    /// No kernel in the table runs on this device's architecture.
+    UnsupportedArch {
+        /// The kernel looked for.
+        kernel: String,
+        /// Minimum compute capability it needs.
+        needed: (i32, i32),
+        /// The device's compute capability.
+        found: (i32, i32),
+    },
+    /// The PTX module or the kernel in it could not be loaded.
+    KernelLoad {
+        /// Module name (a file under `ptx/`).
+        module: &'static str,
+        /// Kernel entry point name.
+        kernel: String,
+        /// The driver's reason.
+        reason: String,
+    },
+    /// The driver refused the launch (or a previous asynchronous error
+    /// surfaced at launch).
+    Launch {
+        /// Kernel entry point name.
+        kernel: String,
+        /// The driver's reason.
+        reason: String,
+    },
+    /// Another CUDA driver call failed.
+    Driver {
+        /// What was being done.
+        during: &'static str,
+        /// The driver's reason.
+        reason: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoDevice { reason } => write!(f, "no usable CUDA driver/device: {reason}"),
+            Error::ShapeMismatch { a, b, c } => write!(
+                f,
+                "shape mismatch: A is {}x{}, B is {}x{}, C is {}x{} (need A m x k, B k x n, C m x n)",
+                a.0, a.1, b.0, b.1, c.0, c.1
+            ),
+            Error::BatchMismatch { a, b, c } => {
+                write!(f, "batch count mismatch: A {a}, B {b}, C {c}")
+            }
+            Error::BufferTooShort {
+                operand,
+                needed,
+                len,
+            } => write!(
+                f,
+                "buffer of {operand} too short: shape and strides need {needed} elements, view has {len}"
+            ),
+            Error::LeadingDimension { operand, ld, min } => write!(
+                f,
+                "leading dimension of {operand} is {ld}, smaller than its contiguous extent {min}"
+            ),
+            Error::BatchStrideOverlap {
+                operand,
+                stride,
+                min,
+            } => write!(
+                f,
+                "batch stride of {operand} is {stride}, smaller than one matrix span {min}: batches would overlap"
+            ),
+            Error::Misaligned {
+                operand,
+                ptr,
+                align,
+            } => write!(
+                f,
+                "{operand} at {ptr:#x} is not {align}-byte aligned, which even the simple kernel needs"
+            ),
+            Error::Overlap { input } => {
+                write!(f, "output C overlaps input {input} in device memory")
+            }
+            Error::ContextMismatch { operand } => write!(
+                f,
+                "{operand} lives in a different CUDA context than the Gemm's stream"
+            ),
+            Error::Overflow { what, value, limit } => {
+                write!(f, "{what} = {value} exceeds the limit {limit}")
+            }
+            Error::UnsupportedArch {
+                kernel,
+                needed,
+                found,
+            } => write!(
+                f,
+                "kernel {kernel} needs compute capability {}.{}, device has {}.{}",
+                needed.0, needed.1, found.0, found.1
+            ),
+            Error::KernelLoad {
+                module,
+                kernel,
+                reason,
+            } => write!(f, "cannot load kernel {kernel} from module {module}: {reason}"),
+            Error::Launch { kernel, reason } => write!(f, "launch of {kernel} failed: {reason}"),
+            Error::Driver { during, reason } => write!(f, "CUDA driver error during {during}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,416 @@
+//! The only module of `ferrocute::gemm` with `unsafe`: the kernel parameter
+//! block, driver probing, module loading and the raw kernel launch.
+//!
+//! Everything reaching [`launch_params`] has been validated by
+//! [`super::plan::plan`] (shapes, strides, buffer lengths, overlap, i32/i64
+//! ranges) and mapped onto the kernel ABI of `src/kernels/gemm_params.h`.
+
+use std::collections::HashMap;
+use std::ffi::{c_void, CString};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+use cudarc::driver::{result, sys, CudaContext, CudaStream, DeviceRepr};
+
+use super::config::KernelConfig;
+use super::error::Error;
+
+/// Mirror of `struct GemmParams` in `src/kernels/gemm_params.h` (by value).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GemmParams {
+    pub a: u64,
+    pub b: u64,
+    pub c: u64,
+    pub d: u64,
+    pub lda: i64,
+    pub ldb: i64,
+    pub ldc: i64,
+    pub ldd: i64,
+    pub batch_stride_a: i64,
+    pub batch_stride_b: i64,
+    pub batch_stride_c: i64,
+    pub batch_stride_d: i64,
+    pub m: i32,
+    pub n: i32,
+    pub k: i32,
+    pub batch: i32,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+// The C struct: 4 pointers + 8 int64 + 4 int32 + 2 float = 120 bytes, align 8.
+const _: () = assert!(std::mem::size_of::<GemmParams>() == 120);
+const _: () = assert!(std::mem::align_of::<GemmParams>() == 8);
+const _: () = assert!(std::mem::offset_of!(GemmParams, m) == 96);
+const _: () = assert!(std::mem::offset_of!(GemmParams, alpha) == 112);
+
+// # Safety
+// - `GemmParams` is `#[repr(C)]`, `Copy`, has no padding and no references;
+//   its field order, sizes and offsets match the C struct (checked above;
+//   device pointers are 64-bit `u64` = `CUdeviceptr`).
+unsafe impl DeviceRepr for GemmParams {}
+
+fn driver_msg(e: result::DriverError) -> String {
+    e.to_string()
+}
+
+/// Whether the CUDA driver library can be loaded (no panic if not).
+pub(crate) fn driver_present() -> bool {
+    // # Safety
+    // - `is_culib_present` only tries `dlopen` on the candidate library names
+    //   and drops the handles; it touches no CUDA state.
+    unsafe { sys::is_culib_present() }
+}
+
+/// Opens device `ordinal` (primary context) and a new non-default stream.
+pub(crate) fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
+    if !driver_present() {
+        return Err(Error::NoDevice {
+            reason: "CUDA driver library (libcuda) not found".into(),
+        });
+    }
+    let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoDevice {
+        reason: format!("device {ordinal}: {e}"),
+    })?;
+    ctx.new_stream().map_err(|e| Error::Driver {
+        during: "stream creation",
+        reason: driver_msg(e),
+    })
+}
+
+/// Number of CUDA devices (0 with no driver).
+pub(crate) fn device_count() -> Result<usize, Error> {
+    if !driver_present() {
+        return Err(Error::NoDevice {
+            reason: "CUDA driver library (libcuda) not found".into(),
+        });
+    }
+    result::init().map_err(|e| Error::NoDevice {
+        reason: driver_msg(e),
+    })?;
+    let n = CudaContext::device_count().map_err(|e| Error::NoDevice {
+        reason: driver_msg(e),
+    })?;
+    Ok(n.max(0) as usize)
+}
+
+/// A loaded `CUmodule`, unloaded on drop (the context is kept alive by `ctx`).
+#[derive(Debug)]
+struct LoadedModule {
+    raw: sys::CUmodule,
+    ctx: Arc<CudaContext>,
+}
+
+// # Safety
+// - A `CUmodule` handle may be used from any thread once its context is bound
+//   (we bind before every use); the module is immutable after loading.
+unsafe impl Send for LoadedModule {}
+unsafe impl Sync for LoadedModule {}
+
+impl Drop for LoadedModule {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // # Safety
+            // - `raw` came from a successful `cuModuleLoadData` in `ctx` and is
+            //   unloaded exactly once, here; every `Func` holds an `Arc` to
+            //   this module, so no function handle outlives it.
+            let r = unsafe { result::module::unload(self.raw) };
+            self.ctx.record_err(r);
+        }
+    }
+}
+
+/// A kernel entry point; keeps its module loaded.
+#[derive(Debug, Clone)]
+pub(crate) struct Func {
+    raw: sys::CUfunction,
+    _module: Arc<LoadedModule>,
+}
+
+// # Safety
+// - A `CUfunction` is an immutable handle owned by its module, which `Func`
+//   keeps alive; using it from several threads is allowed by the driver.
+unsafe impl Send for Func {}
+unsafe impl Sync for Func {}
+
+/// Per-context cache of loaded modules and functions, shared by all
+/// [`super::Gemm`] handles of the same context.
+#[derive(Debug)]
+pub(crate) struct ModuleCache {
+    ctx: Arc<CudaContext>,
+    modules: Mutex<HashMap<&'static str, Arc<LoadedModule>>>,
+    funcs: Mutex<HashMap<String, Func>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+static REGISTRY: Mutex<Vec<Weak<ModuleCache>>> = Mutex::new(Vec::new());
+
+impl ModuleCache {
+    /// The cache for `ctx`, created on first use; one per live context.
+    pub(crate) fn for_context(ctx: &Arc<CudaContext>) -> Arc<ModuleCache> {
+        let mut reg = lock(&REGISTRY);
+        reg.retain(|w| w.strong_count() > 0);
+        if let Some(c) = reg
+            .iter()
+            .filter_map(Weak::upgrade)
+            .find(|c| *c.ctx == **ctx)
+        {
+            return c;
+        }
+        let c = Arc::new(ModuleCache {
+            ctx: ctx.clone(),
+            modules: Mutex::new(HashMap::new()),
+            funcs: Mutex::new(HashMap::new()),
+        });
+        reg.push(Arc::downgrade(&c));
+        c
+    }
+
+    fn module(&self, name: &'static str, kernel: &str) -> Result<Arc<LoadedModule>, Error> {
+        let mut mods = lock(&self.modules);
+        if let Some(m) = mods.get(name) {
+            return Ok(m.clone());
+        }
+        let load_err = |reason: String| Error::KernelLoad {
+            module: name,
+            kernel: kernel.to_string(),
+            reason,
+        };
+        let text = module_text(name).map_err(load_err)?;
+        let c_text =
+            CString::new(text).map_err(|_| load_err("PTX text contains a NUL byte".into()))?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| load_err(driver_msg(e)))?;
+        // # Safety
+        // - `c_text` is a NUL-terminated string that outlives the call; the
+        //   driver parses it as a PTX image and rejects malformed text with an
+        //   error code (it never reads past the terminator).
+        // - The context is bound to this thread (above).
+        let raw = unsafe { result::module::load_data(c_text.as_ptr() as *const c_void) }
+            .map_err(|e| load_err(driver_msg(e)))?;
+        let m = Arc::new(LoadedModule {
+            raw,
+            ctx: self.ctx.clone(),
+        });
+        mods.insert(name, m.clone());
+        Ok(m)
+    }
+
+    /// Loads (once) and returns the entry point `kernel` of `cfg.module`,
+    /// raising its dynamic shared-memory limit when `cfg.smem_bytes > 48 KiB`.
+    pub(crate) fn function(&self, cfg: &KernelConfig, kernel: &str) -> Result<Func, Error> {
+        if let Some(f) = lock(&self.funcs).get(kernel) {
+            return Ok(f.clone());
+        }
+        let module = self.module(cfg.module, kernel)?;
+        let load_err = |reason: String| Error::KernelLoad {
+            module: cfg.module,
+            kernel: kernel.to_string(),
+            reason,
+        };
+        let c_name = CString::new(kernel).map_err(|_| load_err("name contains NUL".into()))?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| load_err(driver_msg(e)))?;
+        // # Safety
+        // - `module.raw` is a live module of the bound context (kept alive by
+        //   `module`); `c_name` is a valid C string.
+        let raw = unsafe { result::module::get_function(module.raw, c_name) }
+            .map_err(|e| load_err(driver_msg(e)))?;
+        if cfg.smem_bytes > 48 * 1024 {
+            let bytes =
+                i32::try_from(cfg.smem_bytes).map_err(|_| load_err("smem too large".into()))?;
+            // # Safety
+            // - `raw` is a function handle just obtained from a live module.
+            unsafe {
+                result::function::set_function_attribute(
+                    raw,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes,
+                )
+            }
+            .map_err(|e| load_err(driver_msg(e)))?;
+        }
+        let f = Func {
+            raw,
+            _module: module,
+        };
+        lock(&self.funcs).insert(kernel.to_string(), f.clone());
+        Ok(f)
+    }
+}
+
+/// PTX text for a module: `$FERROCUTE_PTX_DIR/<module>.ptx` when that
+/// variable is set (for kernel development), else the embedded file.
+fn module_text(module: &str) -> Result<String, String> {
+    if let Some(dir) = std::env::var_os("FERROCUTE_PTX_DIR") {
+        let path = std::path::Path::new(&dir).join(format!("{module}.ptx"));
+        return std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()));
+    }
+    super::config::embedded_ptx(module)
+        .map(str::to_string)
+        .ok_or_else(|| format!("no embedded PTX module named {module}"))
+}
+
+/// Enqueues `func(params)` on `stream` without synchronising the host.
+///
+/// The caller (`Gemm::gemm`) must have validated `params` with
+/// `plan::plan`, and must hold the `SyncOnDrop` guards of the three buffers
+/// until this returns so the buffers' read/write events are recorded after
+/// the launch.
+pub(crate) fn launch_params(
+    stream: &CudaStream,
+    func: &Func,
+    kernel: &str,
+    grid: (u32, u32, u32),
+    cfg: &KernelConfig,
+    params: &GemmParams,
+) -> Result<(), Error> {
+    let launch_err = |e: result::DriverError| Error::Launch {
+        kernel: kernel.to_string(),
+        reason: driver_msg(e),
+    };
+    stream.context().bind_to_thread().map_err(launch_err)?;
+    let mut p = *params;
+    let mut args = [&mut p as *mut GemmParams as *mut c_void];
+    // # Safety
+    // - `func` is an entry point whose C signature is `(GemmParams)` by value
+    //   (naming convention `ferrocute_<cfg>_<am><bm>_<in>_<out>` fixes the
+    //   element types, which the caller derived from the Rust types of the
+    //   buffers); `args` holds one pointer to a `GemmParams` that lives until
+    //   `cuLaunchKernel` returns (the driver copies parameters at launch).
+    // - Every address and extent in `params` was checked by `plan::plan`:
+    //   A, B and C/D cover `(batch-1)*stride + (outer-1)*ld + inner` elements
+    //   inside their views, C/D does not overlap A or B, all values fit the
+    //   kernel's int32/int64 fields, and the buffers are borrowed (and, via
+    //   cudarc's events, kept alive) until the kernel completes.
+    // - `func`'s module is alive (held by `func`) and its context is bound.
+    // - grid/block/smem come from the kernel table and were range-checked.
+    unsafe {
+        result::launch_kernel(
+            func.raw,
+            grid,
+            (cfg.threads, 1, 1),
+            cfg.smem_bytes,
+            stream.cu_stream(),
+            &mut args,
+        )
+    }
+    .map_err(launch_err)
+}
+
+/// Enqueues a TMA kernel `func(params, tma_a, tma_b)` on `stream`.
+///
+/// Same contract as [`launch_params`]; the tensor maps come from [`tensor_map`] over the
+/// very operands `params` describes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn launch_tma(
+    stream: &CudaStream,
+    func: &Func,
+    kernel: &str,
+    grid: (u32, u32, u32),
+    cfg: &KernelConfig,
+    params: &GemmParams,
+    tma_a: &sys::CUtensorMap,
+    tma_b: &sys::CUtensorMap,
+) -> Result<(), Error> {
+    let launch_err = |e: result::DriverError| Error::Launch {
+        kernel: kernel.to_string(),
+        reason: driver_msg(e),
+    };
+    stream.context().bind_to_thread().map_err(launch_err)?;
+    let mut p = *params;
+    let mut a = *tma_a;
+    let mut b = *tma_b;
+    let mut args = [
+        &mut p as *mut GemmParams as *mut c_void,
+        &mut a as *mut sys::CUtensorMap as *mut c_void,
+        &mut b as *mut sys::CUtensorMap as *mut c_void,
+    ];
+    // # Safety
+    // - `func` is an sm_90a entry point whose C signature is
+    //   `(GemmParams, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap)`
+    //   (src/kernels/sm90_gemm.cuh); `args` points at three values of those types that live
+    //   until `cuLaunchKernel` returns (the driver copies parameters at launch).
+    // - The tensor maps were encoded over the same base pointers, extents and strides as
+    //   `params`, all checked by `plan::plan` to lie inside the borrowed buffers; TMA
+    //   zero-fills reads past the extents and the kernel predicates every store.
+    // - `func`'s module is alive and its context bound; block (384 threads) and dynamic
+    //   shared memory come from the configuration's compile-time-checked constants, and the
+    //   dynamic-shared-memory attribute was raised when the function was loaded.
+    unsafe {
+        result::launch_kernel(
+            func.raw,
+            grid,
+            (cfg.threads, 1, 1),
+            cfg.smem_bytes,
+            stream.cu_stream(),
+            &mut args,
+        )
+    }
+    .map_err(launch_err)
+}
+
+/// One operand's TMA view, as `sm90_gemm.cuh` expects it: dims `{contiguous, outer, L}`,
+/// byte strides `{ld, batch}`, a box of `{64, box_outer, 1}` elements, 128-byte swizzle.
+pub(crate) struct TmaOperand {
+    pub dtype: sys::CUtensorMapDataType,
+    pub ptr: u64,
+    pub contiguous: u64,
+    pub outer: u64,
+    pub batch: u64,
+    pub ld: u64,
+    pub batch_stride: u64,
+    pub box_outer: u32,
+}
+
+/// Encodes the rank-3 tensor map of one operand (see [`TmaOperand`]).
+pub(crate) fn tensor_map(op: &TmaOperand) -> Result<sys::CUtensorMap, Error> {
+    let err = |reason: String| Error::Driver {
+        during: "cuTensorMapEncodeTiled",
+        reason,
+    };
+    const ELEM: u64 = 2;
+    // A single batch (or none to step over) still needs a legal, 16-byte multiple stride.
+    let batch_stride = if op.batch <= 1 || op.batch_stride == 0 {
+        op.ld * op.outer
+    } else {
+        op.batch_stride
+    };
+    if op.ptr % 16 != 0 || (op.ld * ELEM) % 16 != 0 || (batch_stride * ELEM) % 16 != 0 {
+        return Err(err("TMA needs 16-byte aligned bases and strides".into()));
+    }
+    let dims = [op.contiguous, op.outer, op.batch.max(1)];
+    let strides = [op.ld * ELEM, batch_stride * ELEM];
+    let boxes = [64u32, op.box_outer, 1];
+    let elem_strides = [1u32; 3];
+    let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
+    // # Safety
+    // - The arrays have `rank` (3) or `rank - 1` entries, as the API requires, and outlive
+    //   the call; `map` is writable storage for one CUtensorMap.
+    // - The driver only encodes a descriptor here; it does not dereference `ptr`.
+    let r = unsafe {
+        sys::cuTensorMapEncodeTiled(
+            map.as_mut_ptr(),
+            op.dtype,
+            3,
+            op.ptr as *mut c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            boxes.as_ptr(),
+            elem_strides.as_ptr(),
+            sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    r.result().map_err(|e| err(driver_msg(e)))?;
+    // # Safety
+    // - `cuTensorMapEncodeTiled` succeeded, so it initialised `map` (zeroed before anyway).
+    Ok(unsafe { map.assume_init() })
+}

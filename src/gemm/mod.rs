@@ -1,0 +1,292 @@
+//! GEMM on the GPU: `C = alpha * op(A) * op(B) + beta * C` with CuTe kernels
+//! launched through `cudarc`.
+//!
+//! * Inputs `half::bf16` or `half::f16` (same type for A and B), f32
+//!   accumulation, output `bf16`, `f16` or `f32`.
+//! * Transposes are expressed through views: [`MatRef::t`] flips a view's
+//!   layout for free, so `NN`, `NT`, `TN`, `TT` and row-/column-major C are
+//!   all the same call.
+//! * Strided batched GEMM via [`MatRef::batched`] / [`MatMut::batched`]
+//!   (inputs with batch count 1 broadcast).
+//! * Work is enqueued on the handle's stream; the host never synchronises,
+//!   so calls can be captured in a CUDA graph.
+//! * Every failure is an [`Error`]; validation is the pure function [`plan`]
+//!   (and [`config::dispatch`]), usable without a GPU.
+//! * Empty problems: `m == 0`, `n == 0` or batch 0 do nothing; `k == 0`
+//!   computes `C = beta * C` (via the simple kernel).
+//!
+//! ```no_run
+//! use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef};
+//! use half::bf16;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let gemm = Gemm::open(0)?;
+//! let s = gemm.stream().clone();
+//! let (m, n, k) = (256, 128, 64);
+//! let a = s.clone_htod(&vec![bf16::ONE; m * k])?;
+//! let b = s.clone_htod(&vec![bf16::ONE; k * n])?;
+//! let mut c = s.alloc_zeros::<f32>(m * n)?;
+//! // A row-major m x k, B given as n x k row-major and transposed (the "TN" GEMM).
+//! let av = MatRef::new(&a, m, k, Layout::RowMajor);
+//! let bv = MatRef::new(&b, n, k, Layout::RowMajor).t();
+//! gemm.gemm(1.0, &av, &bv, 0.0, &mut MatMut::new(&mut c, m, n, Layout::ColMajor))?;
+//! let host = s.clone_dtoh(&c)?;
+//! assert_eq!(host[0], k as f32);
+//! # Ok(()) }
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod config;
+mod error;
+mod launch;
+mod plan;
+mod view;
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceSlice};
+
+pub use config::{Dispatch, KernelConfig, LaunchPath};
+pub use error::{Error, Operand};
+pub use plan::{plan, GemmDesc, KernelOperand, OperandDesc, Plan};
+pub use view::{InputElem, Layout, MatMut, MatRef, MatShape, OutputElem};
+
+/// Number of CUDA devices; [`Error::NoDevice`] when the driver library is
+/// missing or fails to initialise (never panics).
+///
+/// ```
+/// match ferrocute::gemm::device_count() {
+///     Ok(n) => println!("{n} CUDA device(s)"),
+///     Err(e) => println!("no GPU: {e}"),
+/// }
+/// ```
+pub fn device_count() -> Result<usize, Error> {
+    launch::device_count()
+}
+
+/// Opens device `ordinal` and creates a new (non-default, graph-capturable)
+/// stream on its primary context.
+///
+/// ```no_run
+/// let stream = ferrocute::gemm::open_stream(0)?;
+/// # Ok::<(), ferrocute::gemm::Error>(())
+/// ```
+pub fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
+    launch::open_stream(ordinal)
+}
+
+/// A GEMM handle bound to one stream. Cheap to clone; kernels are loaded
+/// lazily, once per CUDA context, and shared by all handles of the context.
+///
+/// ```no_run
+/// use ferrocute::gemm::Gemm;
+/// let stream = ferrocute::gemm::open_stream(0)?;
+/// let gemm = Gemm::new(stream)?;
+/// println!("sm_{}{}", gemm.compute_capability().0, gemm.compute_capability().1);
+/// # Ok::<(), ferrocute::gemm::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Gemm {
+    stream: Arc<CudaStream>,
+    cache: Arc<launch::ModuleCache>,
+    cc: (i32, i32),
+    sm_count: u32,
+}
+
+impl Gemm {
+    /// Binds a handle to `stream`, reading the device's compute capability
+    /// and multiprocessor count.
+    ///
+    /// ```no_run
+    /// let gemm = ferrocute::gemm::Gemm::new(ferrocute::gemm::open_stream(0)?)?;
+    /// # Ok::<(), ferrocute::gemm::Error>(())
+    /// ```
+    pub fn new(stream: Arc<CudaStream>) -> Result<Gemm, Error> {
+        let ctx = stream.context();
+        let driver = |e: cudarc::driver::DriverError| Error::Driver {
+            during: "device query",
+            reason: e.to_string(),
+        };
+        let cc = ctx.compute_capability().map_err(driver)?;
+        let sm = ctx
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+            .map_err(driver)?;
+        Ok(Gemm {
+            cache: launch::ModuleCache::for_context(ctx),
+            stream,
+            cc,
+            sm_count: sm.max(1) as u32,
+        })
+    }
+
+    /// [`open_stream`] + [`Gemm::new`].
+    ///
+    /// ```no_run
+    /// let gemm = ferrocute::gemm::Gemm::open(0)?;
+    /// # Ok::<(), ferrocute::gemm::Error>(())
+    /// ```
+    pub fn open(ordinal: usize) -> Result<Gemm, Error> {
+        Gemm::new(open_stream(ordinal)?)
+    }
+
+    /// The stream all work is enqueued on.
+    ///
+    /// ```no_run
+    /// # let gemm = ferrocute::gemm::Gemm::open(0)?;
+    /// gemm.stream().synchronize().ok();
+    /// # Ok::<(), ferrocute::gemm::Error>(())
+    /// ```
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The device's compute capability `(major, minor)`.
+    ///
+    /// ```no_run
+    /// # let gemm = ferrocute::gemm::Gemm::open(0)?;
+    /// assert!(gemm.compute_capability() >= (8, 0));
+    /// # Ok::<(), ferrocute::gemm::Error>(())
+    /// ```
+    pub fn compute_capability(&self) -> (i32, i32) {
+        self.cc
+    }
+
+    /// Enqueues `C = alpha * A * B + beta * C` (per batch entry) on the
+    /// handle's stream and returns what was dispatched. `A` is `m x k`, `B`
+    /// is `k x n`, `C` is `m x n`, each in any layout (use `.t()` for
+    /// transposes). When `beta == 0`, C is not read (NaNs in C are overwritten).
+    ///
+    /// Errors: see [`Error`]; nothing is enqueued when an error is returned
+    /// (except cudarc's stream-ordering waits on the buffers' events).
+    ///
+    /// ```no_run
+    /// use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef};
+    /// # fn f(gemm: &Gemm, a: &cudarc::driver::CudaSlice<half::f16>,
+    /// #      b: &cudarc::driver::CudaSlice<half::f16>, c: &mut cudarc::driver::CudaSlice<half::f16>)
+    /// #      -> Result<(), ferrocute::gemm::Error> {
+    /// // Row-major everything (C = A B with A 64x32, B 32x16): computed as C^T = B^T A^T.
+    /// let d = gemm.gemm(
+    ///     1.0,
+    ///     &MatRef::new(a, 64, 32, Layout::RowMajor),
+    ///     &MatRef::new(b, 32, 16, Layout::RowMajor),
+    ///     0.0,
+    ///     &mut MatMut::new(c, 64, 16, Layout::RowMajor),
+    /// )?;
+    /// println!("ran {}", d.kernel);
+    /// # Ok(()) }
+    /// ```
+    pub fn gemm<TI: InputElem, TO: OutputElem>(
+        &self,
+        alpha: f32,
+        a: &MatRef<'_, TI>,
+        b: &MatRef<'_, TI>,
+        beta: f32,
+        c: &mut MatMut<'_, TO>,
+    ) -> Result<Dispatch, Error> {
+        let ctx = self.stream.context();
+        if **a.data.stream().context() != **ctx {
+            return Err(Error::ContextMismatch {
+                operand: Operand::A,
+            });
+        }
+        if **b.data.stream().context() != **ctx {
+            return Err(Error::ContextMismatch {
+                operand: Operand::B,
+            });
+        }
+        if **c.data.stream().context() != **ctx {
+            return Err(Error::ContextMismatch {
+                operand: Operand::C,
+            });
+        }
+        let (a_len, b_len, c_len) = (a.data.len(), b.data.len(), c.data.len());
+        // The guards record the buffers' read/write events on our stream when
+        // dropped, i.e. after the launch below.
+        let (pa, _ga) = a.data.device_ptr(&self.stream);
+        let (pb, _gb) = b.data.device_ptr(&self.stream);
+        let (pc, _gc) = c.data.device_ptr_mut(&self.stream);
+        let desc = GemmDesc {
+            a: OperandDesc {
+                shape: a.shape,
+                len: a_len,
+                ptr: pa,
+            },
+            b: OperandDesc {
+                shape: b.shape,
+                len: b_len,
+                ptr: pb,
+            },
+            c: OperandDesc {
+                shape: c.shape,
+                len: c_len,
+                ptr: pc,
+            },
+            in_bytes: std::mem::size_of::<TI>(),
+            out_bytes: std::mem::size_of::<TO>(),
+        };
+        let d = config::dispatch(&desc, TI::NAME, TO::NAME, self.cc, self.sm_count)?;
+        let Some(cfg) = d.config else {
+            return Ok(d);
+        };
+        let func = self.cache.function(cfg, &d.kernel)?;
+        let p = &d.plan;
+        let params = launch::GemmParams {
+            a: p.a.ptr,
+            b: p.b.ptr,
+            c: p.c.ptr,
+            d: p.c.ptr,
+            lda: p.a.ld,
+            ldb: p.b.ld,
+            ldc: p.c.ld,
+            ldd: p.c.ld,
+            batch_stride_a: p.a.batch_stride,
+            batch_stride_b: p.b.batch_stride,
+            batch_stride_c: p.c.batch_stride,
+            batch_stride_d: p.c.batch_stride,
+            m: p.m,
+            n: p.n,
+            k: p.k,
+            batch: p.batch,
+            alpha,
+            beta,
+        };
+        if cfg.path == LaunchPath::TensorMaps {
+            let dtype = TI::TMA_DTYPE;
+            let [bm, bn, bk] = [cfg.tile_m as u64, cfg.tile_n as u64, cfg.tile_k as u64];
+            let view = |o: &plan::KernelOperand, rows: u64, tile_rows: u64| {
+                let (contiguous, outer, box_outer) = if o.k_major {
+                    (p.k as u64, rows, tile_rows)
+                } else {
+                    (rows, p.k as u64, bk)
+                };
+                launch::TmaOperand {
+                    dtype,
+                    ptr: o.ptr,
+                    contiguous,
+                    outer,
+                    batch: p.batch as u64,
+                    ld: o.ld as u64,
+                    batch_stride: o.batch_stride as u64,
+                    box_outer: box_outer as u32,
+                }
+            };
+            let ta = launch::tensor_map(&view(&p.a, p.m as u64, bm))?;
+            let tb = launch::tensor_map(&view(&p.b, p.n as u64, bn))?;
+            launch::launch_tma(
+                &self.stream,
+                &func,
+                &d.kernel,
+                d.grid,
+                cfg,
+                &params,
+                &ta,
+                &tb,
+            )?;
+        } else {
+            launch::launch_params(&self.stream, &func, &d.kernel, d.grid, cfg, &params)?;
+        }
+        Ok(d)
+    }
+}

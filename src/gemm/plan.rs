@@ -1,0 +1,346 @@
+//! Validation and operand mapping: a pure function of shapes, strides,
+//! buffer lengths and device addresses, so every check is testable without a GPU.
+
+use super::error::{Error, Operand};
+use super::view::{Layout, MatShape};
+
+/// One operand as the validator sees it: its view shape, its buffer length
+/// (elements) and its device address.
+///
+/// ```
+/// use ferrocute::gemm::{Layout, MatShape, OperandDesc};
+/// let a = OperandDesc { shape: MatShape::packed(4, 8, Layout::RowMajor), len: 32, ptr: 0x1000 };
+/// assert_eq!(a.len, 32);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperandDesc {
+    /// Logical shape, leading dimension, layout and batching.
+    pub shape: MatShape,
+    /// Elements available in the buffer from `ptr` on.
+    pub len: usize,
+    /// Device address of the first element.
+    pub ptr: u64,
+}
+
+/// A whole problem `C = alpha * A * B + beta * C` as the validator sees it.
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let desc = GemmDesc {
+///     a: d(64, 32, Layout::RowMajor, 0x10000),
+///     b: d(32, 16, Layout::ColMajor, 0x20000),
+///     c: d(64, 16, Layout::ColMajor, 0x30000),
+///     in_bytes: 2,
+///     out_bytes: 4,
+/// };
+/// let p = plan(&desc).unwrap();
+/// assert!(p.a.k_major && p.b.k_major && !p.swapped); // the "TN" case
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GemmDesc {
+    /// Left input, logically `m x k`.
+    pub a: OperandDesc,
+    /// Right input, logically `k x n`.
+    pub b: OperandDesc,
+    /// Output, logically `m x n`.
+    pub c: OperandDesc,
+    /// Bytes per input element (2 for bf16/f16).
+    pub in_bytes: usize,
+    /// Bytes per output element (2 or 4).
+    pub out_bytes: usize,
+}
+
+/// One operand mapped onto the kernel convention.
+///
+/// ```
+/// # use ferrocute::gemm::KernelOperand;
+/// let o = KernelOperand { ptr: 0, ld: 8, batch_stride: 0, k_major: true, contiguous_extent: 8, elem_bytes: 2 };
+/// assert!(o.k_major);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelOperand {
+    /// Device address.
+    pub ptr: u64,
+    /// Leading dimension (elements).
+    pub ld: i64,
+    /// Batch stride (elements), 0 when broadcast.
+    pub batch_stride: i64,
+    /// For the kernel's A (M,K) and B (N,K): whether K is the unit-stride mode.
+    /// Always `false` for C (column-major).
+    pub k_major: bool,
+    /// Extent along the unit-stride mode.
+    pub contiguous_extent: usize,
+    /// Bytes per element.
+    pub elem_bytes: usize,
+}
+
+impl KernelOperand {
+    fn fast_aligned(&self, align_elems: usize, extent_align_elems: usize, batched: bool) -> bool {
+        let align_elems = align_elems.max(1) as i64;
+        let extent_align = extent_align_elems.max(1);
+        self.ptr % 16 == 0
+            && self.ld % align_elems == 0
+            && (!batched || self.batch_stride % align_elems == 0)
+            && ((self.batch_stride as u64 * self.elem_bytes as u64) % 16 == 0 || !batched)
+            && self.contiguous_extent % extent_align == 0
+    }
+}
+
+/// A validated problem in the kernel's convention:
+/// `D(m,n,l) = alpha * sum_k A(m,k,l) B(n,k,l) + beta * C(m,n,l)` with C column-major.
+///
+/// ```
+/// # use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
+/// # let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// // Row-major C: computed as C^T = B^T A^T, so the operands swap.
+/// let desc = GemmDesc { a: d(8, 4, Layout::RowMajor, 0x1000), b: d(4, 2, Layout::RowMajor, 0x2000),
+///     c: d(8, 2, Layout::RowMajor, 0x3000), in_bytes: 2, out_bytes: 2 };
+/// let p = plan(&desc).unwrap();
+/// assert!(p.swapped);
+/// assert_eq!((p.m, p.n, p.k), (2, 8, 4));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// Rows of the (column-major) kernel output.
+    pub m: i32,
+    /// Columns of the kernel output.
+    pub n: i32,
+    /// Reduction length (may be 0: then `C = beta * C`).
+    pub k: i32,
+    /// Batch count.
+    pub batch: i32,
+    /// Kernel A, (M,K).
+    pub a: KernelOperand,
+    /// Kernel B, (N,K).
+    pub b: KernelOperand,
+    /// Kernel C/D, (M,N) column-major.
+    pub c: KernelOperand,
+    /// Whether A and B were swapped (and transposed) because C was row-major.
+    pub swapped: bool,
+}
+
+impl Plan {
+    /// True when there is nothing to compute (m, n or batch is 0).
+    pub fn is_noop(&self) -> bool {
+        self.m == 0 || self.n == 0 || self.batch == 0
+    }
+
+    /// Whether all alignment requirements of a fast kernel hold:
+    /// 16-byte base addresses, leading dimensions and batch strides a multiple
+    /// of `align_elems`, contiguous extents a multiple of `extent_align_elems`.
+    pub fn fast_aligned(&self, align_elems: usize, extent_align_elems: usize) -> bool {
+        let batched = self.batch > 1;
+        self.a
+            .fast_aligned(align_elems, extent_align_elems, batched)
+            && self
+                .b
+                .fast_aligned(align_elems, extent_align_elems, batched)
+            && self
+                .c
+                .fast_aligned(align_elems, extent_align_elems, batched)
+    }
+}
+
+const I32_MAX: u64 = i32::MAX as u64;
+
+fn to_i32(what: &'static str, v: usize) -> Result<i32, Error> {
+    i32::try_from(v).map_err(|_| Error::Overflow {
+        what,
+        value: v as u64,
+        limit: I32_MAX,
+    })
+}
+
+fn to_i64(what: &'static str, v: usize) -> Result<i64, Error> {
+    i64::try_from(v).map_err(|_| Error::Overflow {
+        what,
+        value: v as u64,
+        limit: i64::MAX as u64,
+    })
+}
+
+fn overflow(what: &'static str) -> Error {
+    Error::Overflow {
+        what,
+        value: u64::MAX,
+        limit: i64::MAX as u64,
+    }
+}
+
+/// Checked element span of one operand; also checks `ld` and the output's
+/// batch stride. Returns `(elements needed, span of one matrix)`.
+fn check_operand(
+    operand: Operand,
+    d: &OperandDesc,
+    elem_bytes: usize,
+) -> Result<(usize, usize), Error> {
+    let s = &d.shape;
+    let min_ld = s.contiguous_extent().max(1);
+    if s.ld < min_ld {
+        return Err(Error::LeadingDimension {
+            operand,
+            ld: s.ld,
+            min: min_ld,
+        });
+    }
+    if d.ptr % elem_bytes as u64 != 0 {
+        return Err(Error::Misaligned {
+            operand,
+            ptr: d.ptr,
+            align: elem_bytes,
+        });
+    }
+    let what = match operand {
+        Operand::A => "element span of A",
+        Operand::B => "element span of B",
+        Operand::C => "element span of C",
+    };
+    if s.rows == 0 || s.cols == 0 || s.batch == 0 {
+        return Ok((0, 0));
+    }
+    let span = (s.outer_extent() - 1)
+        .checked_mul(s.ld)
+        .and_then(|x| x.checked_add(s.contiguous_extent()))
+        .ok_or_else(|| overflow(what))?;
+    let needed = (s.batch - 1)
+        .checked_mul(s.batch_stride)
+        .and_then(|x| x.checked_add(span))
+        .ok_or_else(|| overflow(what))?;
+    // Every element offset and byte offset must fit the kernel's int64 and the address space.
+    let bytes = needed
+        .checked_mul(elem_bytes)
+        .ok_or_else(|| overflow(what))?;
+    to_i64(what, bytes)?;
+    d.ptr
+        .checked_add(bytes as u64)
+        .ok_or_else(|| overflow(what))?;
+    if needed > d.len {
+        return Err(Error::BufferTooShort {
+            operand,
+            needed,
+            len: d.len,
+        });
+    }
+    if operand == Operand::C && s.batch > 1 && s.batch_stride < span {
+        return Err(Error::BatchStrideOverlap {
+            operand,
+            stride: s.batch_stride,
+            min: span,
+        });
+    }
+    Ok((needed, span))
+}
+
+fn ranges_overlap(p0: u64, bytes0: usize, p1: u64, bytes1: usize) -> bool {
+    if bytes0 == 0 || bytes1 == 0 {
+        return false;
+    }
+    // Both ends were checked not to overflow in check_operand.
+    p0 < p1 + bytes1 as u64 && p1 < p0 + bytes0 as u64
+}
+
+/// Validates a problem and maps it onto the kernel convention.
+///
+/// Semantics of degenerate problems: `m == 0`, `n == 0` or batch 0 is a
+/// no-op ([`Plan::is_noop`]); `k == 0` is valid and means `C = beta * C`
+/// (dispatched to the simple kernel, which handles an empty reduction).
+/// Inputs with batch count 1 are broadcast over C's batch.
+///
+/// The overlap check is conservative: it compares the address ranges
+/// `[ptr, ptr + needed)`, so interleaved-but-disjoint views are rejected too.
+///
+/// ```
+/// use ferrocute::gemm::{plan, Error, GemmDesc, Layout, MatShape, OperandDesc, Operand};
+/// let d = |r, c, ptr| OperandDesc { shape: MatShape::packed(r, c, Layout::ColMajor), len: r * c, ptr };
+/// let bad = GemmDesc { a: d(4, 3, 0x100), b: d(5, 2, 0x200), c: d(4, 2, 0x300), in_bytes: 2, out_bytes: 4 };
+/// assert!(matches!(plan(&bad), Err(Error::ShapeMismatch { .. })));
+/// ```
+pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
+    let (a, b, c) = (&desc.a.shape, &desc.b.shape, &desc.c.shape);
+    if a.rows != c.rows || a.cols != b.rows || b.cols != c.cols {
+        return Err(Error::ShapeMismatch {
+            a: (a.rows, a.cols),
+            b: (b.rows, b.cols),
+            c: (c.rows, c.cols),
+        });
+    }
+    if (a.batch != c.batch && a.batch != 1) || (b.batch != c.batch && b.batch != 1) {
+        return Err(Error::BatchMismatch {
+            a: a.batch,
+            b: b.batch,
+            c: c.batch,
+        });
+    }
+    let (na, _) = check_operand(Operand::A, &desc.a, desc.in_bytes)?;
+    let (nb, _) = check_operand(Operand::B, &desc.b, desc.in_bytes)?;
+    let (nc, _) = check_operand(Operand::C, &desc.c, desc.out_bytes)?;
+    let c_bytes = nc * desc.out_bytes;
+    if ranges_overlap(desc.a.ptr, na * desc.in_bytes, desc.c.ptr, c_bytes) {
+        return Err(Error::Overlap { input: Operand::A });
+    }
+    if ranges_overlap(desc.b.ptr, nb * desc.in_bytes, desc.c.ptr, c_bytes) {
+        return Err(Error::Overlap { input: Operand::B });
+    }
+
+    let m = to_i32("m", c.rows)?;
+    let n = to_i32("n", c.cols)?;
+    let k = to_i32("k", a.cols)?;
+    let batch = to_i32("batch", c.batch)?;
+
+    // Row-major C: compute C^T = B^T A^T, so C becomes column-major.
+    let swapped = c.layout == Layout::RowMajor;
+    let (la, lb, lc) = if swapped {
+        (
+            (desc.b.shape.t(), desc.b.ptr),
+            (desc.a.shape.t(), desc.a.ptr),
+            (c.t(), desc.c.ptr),
+        )
+    } else {
+        ((*a, desc.a.ptr), (*b, desc.b.ptr), (*c, desc.c.ptr))
+    };
+    let (m, n) = if swapped { (n, m) } else { (m, n) };
+    let stride = |s: &MatShape, what| -> Result<i64, Error> {
+        if s.batch == 1 {
+            Ok(0)
+        } else {
+            to_i64(what, s.batch_stride)
+        }
+    };
+    // Kernel A is (M,K): logical A is m x k, K-major iff row-major.
+    let ka = KernelOperand {
+        ptr: la.1,
+        ld: to_i64("lda", la.0.ld)?,
+        batch_stride: stride(&la.0, "batch stride of A")?,
+        k_major: la.0.layout == Layout::RowMajor,
+        contiguous_extent: la.0.contiguous_extent(),
+        elem_bytes: desc.in_bytes,
+    };
+    // Kernel B is (N,K): logical B is k x n, K-major iff column-major.
+    let kb = KernelOperand {
+        ptr: lb.1,
+        ld: to_i64("ldb", lb.0.ld)?,
+        batch_stride: stride(&lb.0, "batch stride of B")?,
+        k_major: lb.0.layout == Layout::ColMajor,
+        contiguous_extent: lb.0.contiguous_extent(),
+        elem_bytes: desc.in_bytes,
+    };
+    let kc = KernelOperand {
+        ptr: lc.1,
+        ld: to_i64("ldc", lc.0.ld)?,
+        batch_stride: stride(&lc.0, "batch stride of C")?,
+        k_major: false,
+        contiguous_extent: lc.0.contiguous_extent(),
+        elem_bytes: desc.out_bytes,
+    };
+    Ok(Plan {
+        m,
+        n,
+        k,
+        batch,
+        a: ka,
+        b: kb,
+        c: kc,
+        swapped,
+    })
+}

@@ -1,0 +1,491 @@
+//! GEMM kernel configurations as Rust types, checked by rustc and rendered to CuTe C++.
+//!
+//! A configuration names its CTA tile, pipeline depth, warp layout and shared-memory
+//! swizzle atoms as types; everything the kernel needs beyond that (the `(BM,BK,Stages)`
+//! shared-memory layouts from `tile_to_shape`, the copy partitions) is derived here with the
+//! layout algebra, in `const`, so an inconsistent configuration is a compile error. `build.rs`
+//! compiles this same file and renders each configuration into the C++ `struct` the kernel
+//! templates in `src/kernels/` take — no layout is written twice by hand.
+
+use crate::algebra::{make_layout, make_layout_right, tile_to_shape};
+use crate::operand::Operand;
+use crate::render::{cpp_tuple, cpp_type};
+use crate::tup::Tup;
+use crate::value::Value;
+
+/// Bytes of one bf16/f16 element.
+const ELEM_BYTES: usize = 2;
+/// Shared memory an H100 CTA may use (227 KiB).
+pub const SMEM_LIMIT: usize = 227 * 1024;
+
+/// An Ampere-class (cp.async + ldmatrix + mma.sync) GEMM configuration.
+///
+/// ```
+/// use ferrocute::kernel_config::{Sm80Config, Sm80_128x128x32S3};
+/// let l = Sm80_128x128x32S3::LAYOUTS;
+/// assert_eq!(l.smem_a_k.to_string(),
+///     "Sw<2,3,3> o 0 o ((8,16),(32,1),(1,3)):((32,256),(1,0),(0,4096))");
+/// assert_eq!(Sm80_128x128x32S3::SMEM_BYTES, 49152);
+/// ```
+pub trait Sm80Config {
+    /// The kernel's name stem: entry points are `ferrocute_<NAME>_<am><bm>_<in>_<out>`.
+    const NAME: &'static str;
+    /// The C++ struct name.
+    const STRUCT: &'static str;
+    /// CTA tile `(BM, BN, BK)`.
+    const TILE: [usize; 3];
+    /// Shared-memory pipeline depth (>= 3).
+    const STAGES: usize;
+    /// Warps over `(M, N)`.
+    const WARPS: [usize; 2];
+    /// Grouped rasterisation: M-tiles per group.
+    const RASTER_GROUP: usize;
+    /// Swizzled atom for K-major operands, e.g. `Sw<2,3,3> o (8,32):(32,1)`.
+    type SmemAtomK: Operand;
+    /// Swizzled atom for M/N-major operands, e.g. `Sw<3,3,3> o (64,8):(1,64)`.
+    type SmemAtomMN: Operand;
+
+    /// Threads per CTA.
+    const THREADS: usize = 32 * Self::WARPS[0] * Self::WARPS[1];
+    /// Dynamic shared memory per CTA, in bytes.
+    const SMEM_BYTES: usize =
+        (Self::TILE[0] + Self::TILE[1]) * Self::TILE[2] * Self::STAGES * ELEM_BYTES;
+    /// Every derived layout, computed and checked at compile time.
+    const LAYOUTS: Sm80Layouts = sm80_layouts(
+        Self::TILE,
+        Self::STAGES,
+        Self::WARPS,
+        &Self::SmemAtomK::VALUE,
+        &Self::SmemAtomMN::VALUE,
+    );
+}
+
+/// The layouts an [`Sm80Config`] derives (see [`sm80_layouts`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Sm80Layouts {
+    /// `(BM,BK,Stages)` shared memory of a K-major A.
+    pub smem_a_k: Value,
+    /// `(BM,BK,Stages)` shared memory of an M-major A.
+    pub smem_a_m: Value,
+    /// `(BN,BK,Stages)` shared memory of a K-major B.
+    pub smem_b_k: Value,
+    /// `(BN,BK,Stages)` shared memory of an N-major B.
+    pub smem_b_n: Value,
+    /// Copy threads over a K-major `(BM,BK)` tile and their 8-element vectors.
+    pub copy_a_k: (Value, Value),
+    /// Copy threads over an M-major `(BM,BK)` tile and their vectors.
+    pub copy_a_m: (Value, Value),
+    /// Copy threads over a K-major `(BN,BK)` tile.
+    pub copy_b_k: (Value, Value),
+    /// Copy threads over an N-major `(BN,BK)` tile.
+    pub copy_b_n: (Value, Value),
+    /// Warps over `(M,N,K)`.
+    pub mma_atoms: Value,
+}
+
+const fn unwrap(r: Result<Value, crate::LayoutError>) -> Value {
+    match r {
+        Ok(v) => v,
+        Err(e) => e.raise(),
+    }
+}
+
+/// Vector width of one 128-bit copy, in elements.
+const VEC: usize = 16 / ELEM_BYTES;
+
+/// Threads over a `(rows, BK)` K-major tile: each copies `VEC` contiguous K elements;
+/// consecutive threads walk K first (row-major thread layout).
+const fn copy_k(rows: usize, bk: usize, threads: usize) -> (Value, Value) {
+    let per_row = bk / VEC;
+    assert!(
+        bk % VEC == 0,
+        "kernel config: BK must be a multiple of the 8-element copy vector"
+    );
+    assert!(
+        threads % per_row == 0,
+        "kernel config: threads must cover whole K rows of the tile"
+    );
+    assert!(
+        rows % (threads / per_row) == 0,
+        "kernel config: the copy thread layout does not tile the K-major operand"
+    );
+    (
+        make_layout_right(&Tup::flat(&[threads / per_row, per_row])),
+        Value::layout(Tup::flat(&[1, VEC]), Tup::flat(&[0, 1])),
+    )
+}
+
+/// Threads over a `(rows, BK)` MN-major tile: each copies `VEC` contiguous M/N elements.
+const fn copy_mn(rows: usize, bk: usize, threads: usize) -> (Value, Value) {
+    let per_col = rows / VEC;
+    assert!(
+        rows % VEC == 0,
+        "kernel config: BM/BN must be a multiple of the copy vector"
+    );
+    assert!(
+        threads % per_col == 0,
+        "kernel config: threads must cover whole M/N columns"
+    );
+    assert!(
+        bk % (threads / per_col) == 0,
+        "kernel config: the copy thread layout does not tile the MN-major operand"
+    );
+    (
+        make_layout(&Tup::flat(&[per_col, threads / per_col])),
+        Value::layout(Tup::flat(&[VEC, 1]), Tup::flat(&[1, 0])),
+    )
+}
+
+/// Derives and checks every layout of an Ampere-class configuration.
+///
+/// @pre the atoms tile `(BM,BK)`/`(BN,BK)` (checked by `tile_to_shape`), BK is a multiple of
+///      16 (one mma.sync k-block), the warps tile the CTA with 32x32 warp tiles, and the
+///      shared memory fits in [`SMEM_LIMIT`].
+pub const fn sm80_layouts(
+    tile: [usize; 3],
+    stages: usize,
+    warps: [usize; 2],
+    atom_k: &Value,
+    atom_mn: &Value,
+) -> Sm80Layouts {
+    let [bm, bn, bk] = tile;
+    let threads = 32 * warps[0] * warps[1];
+    assert!(
+        stages >= 3,
+        "kernel config: the multistage pipeline needs at least 3 stages"
+    );
+    assert!(
+        bk % 16 == 0,
+        "kernel config: BK must be a multiple of the MMA k-block (16)"
+    );
+    assert!(
+        bm % (32 * warps[0]) == 0 && bn % (32 * warps[1]) == 0,
+        "kernel config: the warp layout does not tile the CTA tile"
+    );
+    assert!(
+        (bm + bn) * bk * stages * ELEM_BYTES <= SMEM_LIMIT,
+        "kernel config: the pipeline's shared memory exceeds the 227 KiB a CTA may use"
+    );
+    Sm80Layouts {
+        smem_a_k: unwrap(tile_to_shape(atom_k, &Tup::flat(&[bm, bk, stages]))),
+        smem_a_m: unwrap(tile_to_shape(atom_mn, &Tup::flat(&[bm, bk, stages]))),
+        smem_b_k: unwrap(tile_to_shape(atom_k, &Tup::flat(&[bn, bk, stages]))),
+        smem_b_n: unwrap(tile_to_shape(atom_mn, &Tup::flat(&[bn, bk, stages]))),
+        copy_a_k: copy_k(bm, bk, threads),
+        copy_a_m: copy_mn(bm, bk, threads),
+        copy_b_k: copy_k(bn, bk, threads),
+        copy_b_n: copy_mn(bn, bk, threads),
+        mma_atoms: make_layout(&Tup::flat(&[warps[0], warps[1], 1])),
+    }
+}
+
+/// The C++ `struct` of an [`Sm80Config`], as `src/kernels/sm80_gemm.cuh` documents it.
+pub fn render_sm80<C: Sm80Config>() -> String {
+    let l = C::LAYOUTS;
+    let [bm, bn, bk] = C::TILE;
+    let mut s = format!("struct {} {{\n", C::STRUCT);
+    s += &format!(
+        "  using TileShape = {};\n",
+        cpp_tuple(&Tup::flat(&[bm, bn, bk]))
+    );
+    s += &format!("  static constexpr int Stages = {};\n", C::STAGES);
+    s += &format!("  static constexpr int Threads = {};\n", C::THREADS);
+    s += &format!(
+        "  static constexpr int RasterGroup = {};\n",
+        C::RASTER_GROUP
+    );
+    s += &format!("  using MmaAtomLayout = {};\n", cpp_type(&l.mma_atoms));
+    s += &format!(
+        "  using MmaPermutation = {};\n",
+        cpp_tuple(&Tup::flat(&[16 * C::WARPS[0], 16 * C::WARPS[1], 16]))
+    );
+    for (name, v) in [
+        ("SmemLayoutA_K", l.smem_a_k),
+        ("SmemLayoutA_M", l.smem_a_m),
+        ("SmemLayoutB_K", l.smem_b_k),
+        ("SmemLayoutB_N", l.smem_b_n),
+    ] {
+        s += &format!("  using {name} = {};\n", cpp_type(&v));
+    }
+    for (name, (thr, val)) in [
+        ("A_K", l.copy_a_k),
+        ("A_M", l.copy_a_m),
+        ("B_K", l.copy_b_k),
+        ("B_N", l.copy_b_n),
+    ] {
+        s += &format!("  using GmemCopyThrLayout{name} = {};\n", cpp_type(&thr));
+        s += &format!("  using GmemCopyValLayout{name} = {};\n", cpp_type(&val));
+    }
+    s + "};\n"
+}
+
+macro_rules! sm80_config {
+    ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$bm:literal, $bn:literal, $bk:literal],
+     $stages:literal, [$wm:literal, $wn:literal], $atom_k:ty) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $ty;
+        impl Sm80Config for $ty {
+            const NAME: &'static str = $name;
+            const STRUCT: &'static str = $cpp;
+            const TILE: [usize; 3] = [$bm, $bn, $bk];
+            const STAGES: usize = $stages;
+            const WARPS: [usize; 2] = [$wm, $wn];
+            const RASTER_GROUP: usize = 8;
+            type SmemAtomK = $atom_k;
+            type SmemAtomMN = crate::Composition<crate::Swizzle<3, 3, 3>, crate::Layout!((64,8):(1,64))>;
+        }
+    };
+}
+
+sm80_config!(
+    /// 128x256x32, 4 stages, 2x4 warps of 64x64: the large-problem Ampere-class tile (fastest
+    /// of eight variants measured on an H100, see BENCHMARKS.md).
+    Sm80_128x256x32S4, "sm80_128x256x32_s4", "Sm80_128x256x32_s4",
+    [128, 256, 32], 4, [2, 4],
+    crate::Composition<crate::Swizzle<2, 3, 3>, crate::Layout!((8,32):(32,1))>
+);
+sm80_config!(
+    /// 128x128x32, 3 stages, 2x2 warps of 64x64: mid-size problems.
+    Sm80_128x128x32S3, "sm80_128x128x32_s3", "Sm80_128x128x32_s3",
+    [128, 128, 32], 3, [2, 2],
+    crate::Composition<crate::Swizzle<2, 3, 3>, crate::Layout!((8,32):(32,1))>
+);
+sm80_config!(
+    /// 64x64x32, 3 stages, 2x2 warps of 32x32: for small problems (more CTAs).
+    Sm80_64x64x32S3, "sm80_64x64x32_s3", "Sm80_64x64x32_s3",
+    [64, 64, 32], 3, [2, 2],
+    crate::Composition<crate::Swizzle<2, 3, 3>, crate::Layout!((8,32):(32,1))>
+);
+
+/// Renders every configuration into the header the kernel instantiation units include.
+pub fn render_sm80_header() -> String {
+    let mut s = String::from(
+        "// Generated by ferrocute's build.rs from src/kernel_config.rs. Do not edit.\n#pragma once\n#include <cute/tensor.hpp>\n\n",
+    );
+    let configs = [
+        (
+            render_sm80::<Sm80_128x256x32S4>(),
+            Sm80_128x256x32S4::STRUCT,
+            Sm80_128x256x32S4::NAME,
+        ),
+        (
+            render_sm80::<Sm80_128x128x32S3>(),
+            Sm80_128x128x32S3::STRUCT,
+            Sm80_128x128x32S3::NAME,
+        ),
+        (
+            render_sm80::<Sm80_64x64x32S3>(),
+            Sm80_64x64x32S3::STRUCT,
+            Sm80_64x64x32S3::NAME,
+        ),
+    ];
+    let mut list = String::from("\n#define FERROCUTE_SM80_CONFIGS(X)");
+    for (body, st, name) in configs {
+        s += &body;
+        list += &format!(" \\\n  X({st}, {name})");
+    }
+    s + &list + "\n"
+}
+
+/// A Hopper (TMA + WGMMA, warp-specialized, persistent) GEMM configuration.
+///
+/// ```
+/// use ferrocute::kernel_config::{Sm90Config, Sm90_128x256x64S4};
+/// assert_eq!(Sm90_128x256x64S4::SMEM_BYTES, 216064);
+/// assert_eq!(Sm90_128x256x64S4::SMEM_A.to_string(),
+///     "Sw<3,4,3> o 0 o ((8,16),(64,1),(1,4)):((64,512),(1,0),(0,8192))");
+/// ```
+pub trait Sm90Config {
+    /// Name stem of the entry points: `ferrocute_<NAME>_<am><bm>_<in>_<out>`.
+    const NAME: &'static str;
+    /// The C++ struct name.
+    const STRUCT: &'static str;
+    /// CTA tile `(BM, BN, BK)`.
+    const TILE: [usize; 3];
+    /// Pipeline depth.
+    const STAGES: usize;
+    /// Grouped rasterisation: M-tiles per group.
+    const RASTER_GROUP: usize;
+    /// Columns per epilogue chunk.
+    const EPI_N: usize;
+    /// 0: cooperative (both consumer warpgroups on one tile); 1: pingpong (the two
+    /// warpgroups take alternate tiles, one's epilogue overlapping the other's main loop).
+    const SCHEDULE: usize;
+    /// 128-byte-swizzled GMMA atom for K-major operands: `Sw<3,4,3> o (8,64):(64,1)`.
+    type SmemAtomK: Operand;
+    /// 128-byte-swizzled GMMA atom for MN-major operands: `Sw<3,4,3> o (64,8):(1,64)`.
+    type SmemAtomMN: Operand;
+
+    /// Threads per CTA: a producer warpgroup and two consumer warpgroups.
+    const THREADS: usize = 384;
+    /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out (pipeline, epilogue staging,
+    /// barriers, 1 KiB alignment slack).
+    const SMEM_BYTES: usize = sm90_smem_bytes(Self::TILE, Self::STAGES, Self::EPI_N);
+    /// The `(BM,BK,Stages)` shared memory of a K-major A, checked at compile time.
+    const SMEM_A: Value = sm90_check(
+        Self::TILE,
+        Self::STAGES,
+        Self::EPI_N,
+        Self::SCHEDULE,
+        &Self::SmemAtomK::VALUE,
+        &Self::SmemAtomMN::VALUE,
+    );
+}
+
+const fn sm90_smem_bytes(tile: [usize; 3], stages: usize, epi_n: usize) -> usize {
+    let [bm, bn, bk] = tile;
+    let body = stages * (bm + bn) * bk * ELEM_BYTES + 2 * epi_n * 68 * 4 + stages * 16 + 16;
+    1024 + body.div_ceil(1024) * 1024
+}
+
+/// Checks a Hopper configuration: the kernel's tile rules, that both atoms tile the
+/// operand tiles (`tile_to_shape`), and the shared-memory budget.
+pub const fn sm90_check(
+    tile: [usize; 3],
+    stages: usize,
+    epi_n: usize,
+    schedule: usize,
+    atom_k: &Value,
+    atom_mn: &Value,
+) -> Value {
+    let [bm, bn, bk] = tile;
+    assert!(
+        schedule <= 1,
+        "kernel config: Schedule is 0 (cooperative) or 1 (pingpong)"
+    );
+    assert!(
+        schedule == 1 || bm == 128,
+        "kernel config: the cooperative schedule needs BM = 128 (2 consumer warpgroups x 64 rows)"
+    );
+    assert!(
+        schedule == 0 || ((bm == 64 || bm == 128) && (bm * bn <= 128 * 128 || (bm == 64 && bn <= 256))),
+        "kernel config: a pingpong warpgroup owns a whole tile: BM = 64 or 128 and at most 128x128 or 64x256 accumulators"
+    );
+    assert!(
+        bn % 64 == 0 && bn >= 64 && bn <= 256,
+        "kernel config: BN must be 64..256 in steps of 64 (one WGMMA N)"
+    );
+    assert!(
+        bk % 64 == 0,
+        "kernel config: BK must be a multiple of 64 (one 128-byte swizzle row)"
+    );
+    assert!(
+        epi_n % 8 == 0 && bn % epi_n == 0,
+        "kernel config: EpiN must divide BN in multiples of 8"
+    );
+    assert!(
+        stages >= 2,
+        "kernel config: the TMA pipeline needs at least 2 stages"
+    );
+    assert!(
+        sm90_smem_bytes(tile, stages, epi_n) <= SMEM_LIMIT,
+        "kernel config: the pipeline's shared memory exceeds the 227 KiB a CTA may use"
+    );
+    let a = unwrap(tile_to_shape(atom_k, &Tup::flat(&[bm, bk, stages])));
+    unwrap(tile_to_shape(atom_mn, &Tup::flat(&[bm, bk, stages])));
+    unwrap(tile_to_shape(atom_k, &Tup::flat(&[bn, bk, stages])));
+    unwrap(tile_to_shape(atom_mn, &Tup::flat(&[bn, bk, stages])));
+    a
+}
+
+/// A GMMA shared-memory atom as CuTe spells it: the swizzle over a 16-bit
+/// `smem_ptr_flag_bits` offset and the inner layout.
+fn cpp_gmma_atom(v: &Value) -> String {
+    format!(
+        "cute::ComposedLayout<cute::Swizzle<{},{},{}>,cute::smem_ptr_flag_bits<16>,{}>",
+        v.swizzle.b,
+        v.swizzle.m,
+        v.swizzle.s,
+        cpp_type(&v.inner())
+    )
+}
+
+/// The C++ `struct` of an [`Sm90Config`], as `src/kernels/sm90_gemm.cuh` documents it.
+pub fn render_sm90<C: Sm90Config>() -> String {
+    let () = {
+        let _ = C::SMEM_A;
+    };
+    let [bm, bn, bk] = C::TILE;
+    let mut s = format!("struct {} {{\n", C::STRUCT);
+    s += &format!(
+        "  using TileShape = {};\n",
+        cpp_tuple(&Tup::flat(&[bm, bn, bk]))
+    );
+    s += &format!(
+        "  using ClusterShape = {};\n",
+        cpp_tuple(&Tup::flat(&[1, 1, 1]))
+    );
+    s += &format!("  static constexpr int Stages = {};\n", C::STAGES);
+    s += &format!(
+        "  using SmemLayoutAtomK = {};\n",
+        cpp_gmma_atom(&C::SmemAtomK::VALUE)
+    );
+    s += &format!(
+        "  using SmemLayoutAtomMN = {};\n",
+        cpp_gmma_atom(&C::SmemAtomMN::VALUE)
+    );
+    s += &format!(
+        "  static constexpr int RasterGroup = {};\n",
+        C::RASTER_GROUP
+    );
+    s += &format!("  static constexpr int EpiN = {};\n", C::EPI_N);
+    s += &format!("  static constexpr int Schedule = {};\n", C::SCHEDULE);
+    s + "};\n"
+}
+
+macro_rules! sm90_config {
+    ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$bm:literal, $bn:literal, $bk:literal],
+     $stages:literal, $schedule:literal) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $ty;
+        impl Sm90Config for $ty {
+            const NAME: &'static str = $name;
+            const STRUCT: &'static str = $cpp;
+            const TILE: [usize; 3] = [$bm, $bn, $bk];
+            const STAGES: usize = $stages;
+            const RASTER_GROUP: usize = 8;
+            const EPI_N: usize = 32;
+            const SCHEDULE: usize = $schedule;
+            type SmemAtomK = crate::Composition<crate::Swizzle<3, 4, 3>, crate::Layout!((8,64):(64,1))>;
+            type SmemAtomMN = crate::Composition<crate::Swizzle<3, 4, 3>, crate::Layout!((64,8):(1,64))>;
+        }
+    };
+}
+
+sm90_config!(
+    /// 128x128x64, 6 stages, pingpong: the fastest measured Hopper configuration.
+    Sm90_128x128x64S6Pp, "sm90_128x128x64_s6_pp", "Sm90Cfg_128x128x64_s6_pp",
+    [128, 128, 64], 6, 1
+);
+sm90_config!(
+    /// 128x256x64, 4 stages, cooperative.
+    Sm90_128x256x64S4, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
+    [128, 256, 64], 4, 0
+);
+
+/// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
+pub fn render_sm90_header() -> String {
+    let mut s = String::from(
+        "// Generated by ferrocute's build.rs from src/kernel_config.rs. Do not edit.\n#pragma once\n#include <cute/layout.hpp>\n#include <cute/swizzle.hpp>\n#include <cute/swizzle_layout.hpp>\n#include <cute/pointer_flagged.hpp>\n\n",
+    );
+    let configs = [
+        (
+            render_sm90::<Sm90_128x128x64S6Pp>(),
+            Sm90_128x128x64S6Pp::NAME,
+            Sm90_128x128x64S6Pp::STRUCT,
+        ),
+        (
+            render_sm90::<Sm90_128x256x64S4>(),
+            Sm90_128x256x64S4::NAME,
+            Sm90_128x256x64S4::STRUCT,
+        ),
+    ];
+    let mut list = String::from("\n#define FERROCUTE_SM90_CONFIGS(X)");
+    for (body, name, st) in configs {
+        s += &body;
+        list += &format!(" \\\n  X({}, {st})", name.trim_start_matches("sm90_"));
+    }
+    s + &list + "\n"
+}
