@@ -73,6 +73,8 @@ struct Unit {
     header_macro: &'static str,
     header: fn() -> String,
     arch: &'static str,
+    /// The GPU a cubin is also built for (ptxas), so that it loads without a PTX JIT.
+    cubin: &'static str,
 }
 
 const UNITS: &[Unit] = &[
@@ -82,6 +84,7 @@ const UNITS: &[Unit] = &[
         header_macro: "FERROCUTE_CONFIG_HEADER",
         header: kernel_config::render_sm80_header,
         arch: "-gencode=arch=compute_80,code=compute_80",
+        cubin: "sm_90",
     },
     Unit {
         name: "sm90_gemm",
@@ -89,6 +92,7 @@ const UNITS: &[Unit] = &[
         header_macro: "FERROCUTE_SM90_CONFIG_HEADER",
         header: kernel_config::render_sm90_header,
         arch: "-gencode=arch=compute_90a,code=compute_90a",
+        cubin: "sm_90a",
     },
 ];
 
@@ -147,6 +151,7 @@ fn main() {
         std::fs::write(out.join(format!("{}_configs.h", u.name)), &header).unwrap();
         h = fnv1a(header.as_bytes(), h);
         h = fnv1a(u.arch.as_bytes(), h);
+        h = fnv1a(u.cubin.as_bytes(), h);
     }
     for f in NVCC_FLAGS {
         h = fnv1a(f.as_bytes(), h);
@@ -198,8 +203,20 @@ fn main() {
                 Ok(s) if s.success() => {}
                 other => panic!("nvcc failed on {}: {other:?}", u.source),
             }
+            let cubin = out.join(cubin_name(u));
+            let status = Command::new(nvcc.with_file_name("ptxas"))
+                .args(["-O3", &format!("-arch={}", u.cubin)])
+                .arg(&ptx)
+                .arg("-o")
+                .arg(&cubin)
+                .status();
+            match status {
+                Ok(s) if s.success() => {}
+                other => panic!("ptxas failed on {}: {other:?}", ptx.display()),
+            }
             if write_back {
                 std::fs::copy(&ptx, root.join(format!("ptx/{}.ptx", u.name))).unwrap();
+                std::fs::copy(&cubin, root.join(format!("ptx/{}", cubin_name(u)))).unwrap();
             }
         }
         if write_back {
@@ -225,16 +242,22 @@ fn main() {
         panic!("FERROCUTE_REBUILD_PTX/FERROCUTE_WRITE_PTX set but nvcc or the CuTe headers were not found (set NVCC and CUTLASS_DIR)");
     }
     for u in UNITS {
-        let src = root.join(format!("ptx/{}.ptx", u.name));
-        let dst = out.join(format!("{}.ptx", u.name));
-        if std::fs::copy(&src, &dst).is_err() {
-            println!(
-                "cargo:warning=ferrocute: {} missing; GEMM kernels will report a load error",
-                src.display()
-            );
-            std::fs::write(&dst, "").unwrap();
+        for file in [format!("{}.ptx", u.name), cubin_name(u)] {
+            let src = root.join("ptx").join(&file);
+            let dst = out.join(&file);
+            if std::fs::copy(&src, &dst).is_err() {
+                println!(
+                    "cargo:warning=ferrocute: {} missing; GEMM kernels will report a load error",
+                    src.display()
+                );
+                std::fs::write(&dst, "").unwrap();
+            }
         }
     }
+}
+
+fn cubin_name(u: &Unit) -> String {
+    format!("{}.{}.cubin", u.name, u.cubin)
 }
 
 fn find_nvcc(toolchain: &Path) -> Option<PathBuf> {

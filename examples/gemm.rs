@@ -94,7 +94,10 @@ fn gpu(g: &Gemm, m: usize, n: usize, k: usize) -> Res<()> {
         Ok(())
     };
 
+    let t0 = std::time::Instant::now();
     let kernel = ours(&mut c)?;
+    s.synchronize()?;
+    let first = t0.elapsed().as_secs_f64();
     cublas(&mut c_ref)?;
     let x: Vec<bf16> = s.clone_dtoh(&c)?;
     let y: Vec<bf16> = s.clone_dtoh(&c_ref)?;
@@ -104,7 +107,7 @@ fn gpu(g: &Gemm, m: usize, n: usize, k: usize) -> Res<()> {
         .zip(&y)
         .map(|(p, q)| (p.to_f64() - q.to_f64()).abs() / (q.to_f64().abs() + rms))
         .fold(0.0, f64::max);
-    println!("kernel: {kernel}");
+    println!("kernel: {kernel} (first call, with module load and PTX JIT: {first:.2} s)");
     println!(
         "max |ours - cuBLAS| / (|cuBLAS| + rms) = {worst:.2e} -> {}",
         if worst < 2e-2 { "OK" } else { "MISMATCH" }

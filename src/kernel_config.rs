@@ -460,7 +460,8 @@ sm90_config!(
     [128, 128, 64], 6, 1
 );
 sm90_config!(
-    /// 128x256x64, 4 stages, cooperative.
+    /// 128x256x64, 4 stages, cooperative: 5-10% slower than the pingpong tile on an H100
+    /// (BENCHMARKS.md); instantiated for comparison, not dispatched.
     Sm90_128x256x64S4, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
     [128, 256, 64], 4, 0
 );

@@ -3,7 +3,6 @@
 
 use super::{err, Res};
 use crate::error::Condition;
-use crate::tup::Tup;
 use crate::value::Value;
 
 const fn check_mode(op: &'static str, l: &Value, i: usize) -> Result<(), crate::LayoutError> {

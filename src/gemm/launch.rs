@@ -179,19 +179,47 @@ impl ModuleCache {
             kernel: kernel.to_string(),
             reason,
         };
-        let text = module_text(name).map_err(load_err)?;
-        let c_text =
-            CString::new(text).map_err(|_| load_err("PTX text contains a NUL byte".into()))?;
         self.ctx
             .bind_to_thread()
             .map_err(|e| load_err(driver_msg(e)))?;
-        // # Safety
-        // - `c_text` is a NUL-terminated string that outlives the call; the
-        //   driver parses it as a PTX image and rejects malformed text with an
-        //   error code (it never reads past the terminator).
-        // - The context is bound to this thread (above).
-        let raw = unsafe { result::module::load_data(c_text.as_ptr() as *const c_void) }
+        let cc = self
+            .ctx
+            .compute_capability()
             .map_err(|e| load_err(driver_msg(e)))?;
+        let cubin = super::config::embedded_cubin(name)
+            .filter(|(bytes, arch)| *arch == cc && !bytes.is_empty())
+            .filter(|_| std::env::var_os("FERROCUTE_PTX_DIR").is_none());
+        let raw = if let Some((bytes, _)) = cubin {
+            // An 8-byte aligned copy: the driver reads the ELF image in place.
+            let mut image = vec![0u64; bytes.len().div_ceil(8)];
+            // # Safety
+            // - `image` has at least `bytes.len()` bytes of storage and does not overlap
+            //   `bytes`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    image.as_mut_ptr() as *mut u8,
+                    bytes.len(),
+                )
+            };
+            // # Safety
+            // - `image` holds a complete cubin (ELF) built by ptxas for exactly this
+            //   GPU's architecture and outlives the call; the driver validates the image
+            //   and returns an error for anything malformed.
+            // - The context is bound to this thread (above).
+            unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
+        } else {
+            let text = module_text(name).map_err(load_err)?;
+            let c_text =
+                CString::new(text).map_err(|_| load_err("PTX text contains a NUL byte".into()))?;
+            // # Safety
+            // - `c_text` is a NUL-terminated string that outlives the call; the
+            //   driver parses it as a PTX image and rejects malformed text with an
+            //   error code (it never reads past the terminator).
+            // - The context is bound to this thread (above).
+            unsafe { result::module::load_data(c_text.as_ptr() as *const c_void) }
+        }
+        .map_err(|e| load_err(driver_msg(e)))?;
         let m = Arc::new(LoadedModule {
             raw,
             ctx: self.ctx.clone(),

@@ -3441,6 +3441,70 @@ fn corpus_033() {
     { let (r, o) = slice_and_offset(tuple!((_,(_,_))), layout!((8,(3,5)):(1,(8,24)))); pair(3408, r, o); }
     { let (r, o) = slice_and_offset(tuple!((_,2,_)), layout!(((2),6,2):((1),2,12))); pair(3409, r, o); }
     { let (r, o) = slice_and_offset(tuple!((_,_,_)), layout!((4,3,6):(0,6,16))); pair(3410, r, o); }
+    lay(3411, group_modes::<0, 2, _>(layout!((((3,1),8),2):(((4,0),12),2))));
+    lay(3412, group_modes::<0, 1, _>(layout!((6,2,2,1):(4,2,1,0))));
+    lay(3413, group_modes::<0, 4, _>(layout!((1,(4),2,3):(0,(1),12,4))));
+    lay(3414, group_modes::<2, 3, _>(layout!((2,2,1):(2,4,0))));
+    lay(3415, group_modes::<1, 2, _>(layout!(((2,1),4,2,4):((1,0),2,8,16))));
+    lay(3416, group_modes::<1, 2, _>(layout!((16,(2,1,5)):(10,(5,0,1)))));
+    lay(3417, group_modes::<0, 2, _>(layout!((2,8):(8,1))));
+    lay(3418, group_modes::<0, 2, _>(layout!((2,1,4,8):(1,0,2,8))));
+    lay(3419, group_modes::<1, 2, _>(layout!((8,4,8):(4,1,32))));
+    lay(3420, group_modes::<0, 2, _>(layout!(((1,1,4),((3)),6):((0,0,162),((9)),27))));
+    lay(3421, group_modes::<0, 2, _>(layout!((6,8,2):(16,2,1))));
+    lay(3422, group_modes::<1, 2, _>(layout!(((8,4),4,(2)):((32,8),2,(1)))));
+    lay(3423, group_modes::<1, 2, _>(layout!((6,2,1):(2,1,0))));
+    lay(3424, group_modes::<1, 2, _>(layout!((2,2):(1,2))));
+    lay(3425, group_modes::<2, 3, _>(layout!((8,8,1):(1,8,0))));
+    lay(3426, group_modes::<0, 4, _>(layout!((8,2,(1),5):(0,40,(0),1))));
+    lay(3427, group_modes::<1, 3, _>(layout!(((8),5,4):((1),8,40))));
+    lay(3428, group_modes::<1, 2, _>(layout!((3,2):(2,1))));
+    lay(3429, group_modes::<0, 1, _>(layout!((((4),4),4,4):(((16),4),64,1))));
+    lay(3430, group_modes::<0, 2, _>(layout!((((2),2),(1,8),2):(((32),16),(0,2),1))));
+    lay(3431, group_modes::<0, 1, _>(layout!((4,(2),2):(0,(3),0))));
+    lay(3432, group_modes::<3, 4, _>(layout!((4,4,2,(2,2)):(2,0,16,(8,1)))));
+    lay(3433, group_modes::<2, 3, _>(layout!(((1,2),4,16):((0,4),1,8))));
+    lay(3434, group_modes::<2, 3, _>(layout!(((1),8,4):((0),4,1))));
+    lay(3435, group_modes::<1, 4, _>(layout!((1,((5,2)),1,1):(0,((1,0)),0,0))));
+    lay(3436, group_modes::<0, 3, _>(layout!((2,((1,2,3)),2,2):(1,((0,2,4)),12,24))));
+    lay(3437, group_modes::<0, 2, _>(layout!((8,(3)):(1,(8)))));
+    lay(3438, group_modes::<1, 3, _>(layout!(((4,(4,4)),2,2):((1,(4,16)),64,128))));
+    lay(3439, group_modes::<2, 3, _>(layout!(((3,1),8,4):((1,0),3,24))));
+    lay(3440, group_modes::<0, 1, _>(layout!((8,8,1,((2,4))):(64,8,0,((4,1))))));
+    lay(3441, group_modes::<0, 2, _>(layout!((4,3):(1,0))));
+    lay(3442, group_modes::<1, 1, _>(layout!((16,(4)):(1,(16)))));
+    lay(3443, group_modes::<0, 4, _>(layout!((2,4,2,(2,2,(6,1))):(1,2,8,(16,32,(64,0))))));
+    lay(3444, group_modes::<0, 2, _>(layout!((8,4,8):(0,0,32))));
+    lay(3445, group_modes::<1, 2, _>(layout!((2,4):(1,2))));
+    lay(3447, group_modes::<1, 2, _>(layout!((3,3,2):(1,3,9))));
+    lay(3448, group_modes::<0, 1, _>(layout!((2,16):(1,2))));
+    lay(3449, group_modes::<1, 2, _>(layout!((2,(8)):(1,(2)))));
+    lay(3450, group_modes::<0, 3, _>(layout!((2,4,1):(3,6,0))));
+    lay(3451, group_modes::<1, 2, _>(layout!((4,4):(6,6))));
+    lay(3452, group_modes::<2, 3, _>(layout!((2,1,16,((8,2))):(256,0,16,((2,1))))));
+    lay(3453, group_modes::<0, 1, _>(layout!((2,16):(1,0))));
+    lay(3454, group_modes::<2, 3, _>(layout!(((8,(8)),2,2):((32,(4)),2,1))));
+    lay(3455, group_modes::<0, 2, _>(layout!((4,(2,(1,16,2))):(16,(8,(8,3,3))))));
+    lay(3456, group_modes::<1, 3, _>(layout!((4,2,4):(4,1,16))));
+    lay(3457, group_modes::<0, 1, _>(layout!((1,6):(0,1))));
+    lay(3458, group_modes::<3, 4, _>(layout!((((2,2)),5,1,3):(((2,16)),16,3,4))));
+    lay(3459, group_modes::<3, 4, _>(layout!(((4),2,3,4):((144),72,3,18))));
+    lay(3460, group_modes::<0, 4, _>(layout!((8,5,3,(2)):(1,8,40,(120)))));
+    lay(3461, group_modes::<0, 1, _>(layout!((8,16):(16,1))));
+    lay(3462, group_modes::<1, 2, _>(layout!((2,1,8):(72,0,9))));
+    lay(3463, group_modes::<1, 2, _>(layout!((2,1,4):(4,0,1))));
+    lay(3464, group_modes::<0, 0, _>(layout!(((5),16,6):((3),12,32))));
+    lay(3465, group_modes::<1, 3, _>(layout!((4,8,5,2):(1,4,32,160))));
+    lay(3466, group_modes::<0, 2, _>(layout!((1,(4,4,6),4):(8,(4,1,3),2))));
+    lay(3467, group_modes::<1, 2, _>(layout!((4,5,4):(0,0,0))));
+    lay(3468, group_modes::<0, 1, _>(layout!((16,2):(0,1))));
+    lay(3469, group_modes::<1, 3, _>(layout!(((3,2),6,4,(2)):((96,48),8,2,(1)))));
+    lay(3470, group_modes::<0, 2, _>(layout!((((4),1,6),(2,8)):(((1),0,32),(192,4)))));
+    lay(3471, group_modes::<1, 4, _>(layout!((2,5,4,6):(1,48,12,2))));
+    lay(3472, group_modes::<0, 1, _>(layout!((4,2):(0,6))));
+    lay(3473, group_modes::<0, 1, _>(layout!(((6),(1,5),16):((80),(0,16),1))));
+    lay(3474, group_modes::<1, 2, _>(layout!((4,4):(1,4))));
+    lay(3475, group_modes::<3, 4, _>(layout!((3,((2,8)),1,8):(8,((24,1)),0,48))));
     lay(3476, select::<1, 0, 1, {usize::MAX}, _>(layout!(((2),8,2):((1),2,16))));
     lay(3477, select::<0, 2, 2, 2, _>(layout!((2,2,4):(1,2,4))));
     lay(3478, select::<0, 0, 2, {usize::MAX}, _>(layout!(((2,(2,4)),5,1):((40,(20,5)),1,0))));
@@ -3471,6 +3535,10 @@ fn corpus_033() {
     lay(3503, select::<2, {usize::MAX}, {usize::MAX}, {usize::MAX}, _>(layout!((16,4,5):(20,1,4))));
     lay(3504, select::<1, {usize::MAX}, {usize::MAX}, {usize::MAX}, _>(layout!((4,2,2):(16,4,1))));
     lay(3505, select::<0, 1, 1, 2, _>(layout!((2,((4,1),3),16):(16,((192,0),32),1))));
+}
+
+#[test]
+fn corpus_034() {
     lay(3506, select::<1, 3, 3, {usize::MAX}, _>(layout!((5,8,(4),3):(1,60,(5),0))));
     lay(3507, select::<3, 0, 3, 3, _>(layout!(((4),4,5,4):((80),20,4,1))));
     lay(3508, select::<3, 3, {usize::MAX}, {usize::MAX}, _>(layout!((5,16,1,3):(3,15,0,1))));
@@ -3535,10 +3603,6 @@ fn corpus_033() {
     lay(3567, take::<0, 2, _>(layout!((2,8):(1,2))));
     lay(3568, take::<1, 2, _>(layout!((16,4,8):(192,2,24))));
     lay(3569, take::<0, 2, _>(layout!((4,4):(0,32))));
-}
-
-#[test]
-fn corpus_034() {
     lay(3570, take::<1, 3, _>(layout!((2,8,(6),2):(96,0,(0),0))));
     lay(3571, take::<1, 2, _>(layout!((((6),5),2):(((10),2),1))));
     lay(3572, take::<2, 3, _>(layout!((5,(2),2):(4,(2),1))));
@@ -3575,6 +3639,10 @@ fn corpus_034() {
     lay(3603, take::<1, 2, _>(layout!((8,2):(2,2))));
     lay(3604, take::<1, 4, _>(layout!((6,4,2,3):(1,6,24,48))));
     lay(3605, take::<1, 2, _>(layout!((2,4,3):(4,1,8))));
+}
+
+#[test]
+fn corpus_035() {
     lay(3606, append(layout!(((8,4),2):((2,2),4)), layout!((((6),(1,2))):(((1),(0,6))))));
     lay(3607, append(layout!(((4,5)):((1,4))), layout!(((1,8),(1,2)):((0,1),(0,8)))));
     lay(3608, append(layout!(6:1), layout!((2,(8)):(1,(2)))));
@@ -3639,10 +3707,6 @@ fn corpus_034() {
     lay(3667, append(layout!(2:0), layout!(16:1)));
     lay(3668, append(layout!(5:32), layout!((2,8):(1,2))));
     lay(3669, append(layout!((((4),(5,2,2)),1):(((8),(16,8,32)),4)), layout!((((3,1),4),2):(((32,12),64),32))));
-}
-
-#[test]
-fn corpus_035() {
     lay(3670, append(layout!(6:1), layout!(1:0)));
     lay(3671, prepend(layout!(((4),4,5):((1),4,16)), layout!((8,2):(1,8))));
     lay(3672, prepend(layout!((4,8):(1,4)), layout!((3,6):(6,1))));
@@ -3679,6 +3743,10 @@ fn corpus_035() {
     lay(3703, prepend(layout!(((5,4,(2)),2,4):((64,8,(32)),4,1)), layout!((1,4,3):(0,3,1))));
     lay(3704, prepend(layout!((2,(8,1),2):(8,(0,0),16)), layout!((1,8,2):(0,2,1))));
     lay(3705, prepend(layout!(6:0), layout!((16,2):(2,1))));
+}
+
+#[test]
+fn corpus_036() {
     lay(3706, prepend(layout!(8:1), layout!((4,16):(16,1))));
     lay(3707, prepend(layout!(16:0), layout!((8,4):(8,1))));
     lay(3708, prepend(layout!((2):(3)), layout!(1:0)));
@@ -3709,11 +3777,80 @@ fn corpus_035() {
     lay(3733, prepend(layout!(((5,1,2),16):((32,0,16),1)), layout!((8):(1))));
     lay(3734, prepend(layout!((8,((4,3))):(3,((8,32)))), layout!((4,1):(1,0))));
     lay(3735, prepend(layout!((3,(16)):(16,(8))), layout!(5:1)));
+    lay(3736, replace::<2, _, _>(layout!((2,1,6):(6,1,3)), layout!((5,8):(8,1))));
+    lay(3737, replace::<1, _, _>(layout!((2,2,(4)):(1,2,(4))), layout!((3,3):(6,32))));
+    lay(3738, replace::<2, _, _>(layout!(((2,(5,6,2)),4,1):((1,(6,6,4)),1,4)), layout!(8:1)));
+    lay(3739, replace::<2, _, _>(layout!((4,2,2):(64,0,2)), layout!((8,2):(2,1))));
+    lay(3740, replace::<2, _, _>(layout!((6,(5),4,2):(40,(8),2,1)), layout!((4,8):(8,1))));
+    lay(3741, replace::<0, _, _>(layout!((5,6,1,5):(0,5,0,1)), layout!((5):(1))));
+    lay(3742, replace::<0, _, _>(layout!((6,8):(8,1)), layout!(1:0)));
+    lay(3743, replace::<1, _, _>(layout!((4,2,8):(0,32,4)), layout!((2,8):(8,1))));
+    lay(3744, replace::<1, _, _>(layout!((2,2,8):(1,2,4)), layout!((16,(2,1)):(2,(1,0)))));
+    lay(3745, replace::<0, _, _>(layout!((4,2,((4,8),2)):(128,1,((4,16),2))), layout!((4):(1))));
+    lay(3746, replace::<2, _, _>(layout!((8,(2,4),2,4):(1,(8,16),64,128)), layout!(5:1)));
+    lay(3747, replace::<0, _, _>(layout!((5,1,4):(4,0,1)), layout!((4,((4,2,2))):(1,((4,16,32))))));
+    lay(3748, replace::<0, _, _>(layout!((8,1,8,3):(6,1,8,32)), layout!(2:1)));
+    lay(3749, replace::<1, _, _>(layout!((2,2,8):(0,2,4)), layout!(16:1)));
+    lay(3750, replace::<1, _, _>(layout!((1,(2),2,6):(0,(0),1,0)), layout!(5:1)));
+    lay(3751, replace::<1, _, _>(layout!((2,(4,16),(3)):(12,(0,24),(4))), layout!(2:1)));
+    lay(3752, replace::<1, _, _>(layout!((4,16):(0,0)), layout!(5:3)));
+    lay(3753, replace::<0, _, _>(layout!(((3,(8)),4):((1,(3)),24)), layout!(5:2)));
+    lay(3754, replace::<0, _, _>(layout!((4,4,4):(1,4,16)), layout!((3,8):(8,1))));
+    lay(3755, replace::<0, _, _>(layout!((3,(1,4)):(2,(0,6))), layout!(8:1)));
+    lay(3756, replace::<3, _, _>(layout!((16,4,4,2):(32,2,8,1)), layout!((4,8,1,1):(1,4,0,0))));
+    lay(3757, replace::<1, _, _>(layout!((2,((4,2)),3):(48,((1,24)),8)), layout!(3:1)));
+    lay(3758, replace::<1, _, _>(layout!((1,4,1,3):(0,3,0,1)), layout!((4,2,(2),1):(4,1,(2),0))));
+    lay(3759, replace::<0, _, _>(layout!(((5,4),2,6):((48,12),6,1)), layout!((16,1):(12,12))));
+    lay(3760, replace::<2, _, _>(layout!((4,2,(8),2):(1,4,(8),64)), layout!((2,4,5):(20,5,1))));
+    lay(3761, replace::<2, _, _>(layout!((4,1,8):(8,0,1)), layout!(6:1)));
+    lay(3762, replace::<1, _, _>(layout!((4,8):(1,4)), layout!((5):(1))));
+    lay(3763, replace::<2, _, _>(layout!((2,(2,(1,2,4)),5):(1,(2,(0,4,8)),32)), layout!(((6,4)):((0,1)))));
+    lay(3764, replace::<1, _, _>(layout!((2,4):(1,2)), layout!((2,2):(1,2))));
+    lay(3765, replace::<3, _, _>(layout!((4,1,6,4):(1,0,4,24)), layout!(8:3)));
+    lay(3766, replace::<0, _, _>(layout!((2,4,(6,2)):(1,2,(8,48))), layout!((8,2):(2,1))));
+    lay(3767, replace::<2, _, _>(layout!((2,8,4,1):(4,8,1,0)), layout!((((2,2),(4)),2):(((1,2),(4)),16))));
+    lay(3768, replace::<0, _, _>(layout!((2,8,4):(32,4,1)), layout!((5,5):(5,1))));
+    lay(3769, replace::<1, _, _>(layout!((1,16):(0,1)), layout!((1,2):(0,1))));
+    lay(3770, replace::<2, _, _>(layout!((4,6,8,2):(96,16,2,1)), layout!((8):(1))));
+    lay(3771, replace::<0, _, _>(layout!((4,6):(6,1)), layout!(2:12)));
+    lay(3772, replace::<0, _, _>(layout!((5,6,1,8):(192,16,0,1)), layout!(((2,2),1):((1,2),0))));
+    lay(3773, replace::<1, _, _>(layout!(((4),2):((3),36)), layout!((8,1):(1,0))));
+    lay(3774, replace::<1, _, _>(layout!((1,2,5,((2,2,8))):(0,1,3,((4,32,2)))), layout!((4,4):(4,1))));
+    lay(3775, replace::<0, _, _>(layout!((2,8):(8,1)), layout!((4,6):(6,1))));
+    lay(3776, replace::<3, _, _>(layout!((2,(2,(4),2),3,5):(1,(2,(4),16),32,96)), layout!(4:1)));
+    lay(3777, replace::<2, _, _>(layout!((2,1,1):(1,0,0)), layout!((8,4,2):(0,8,0))));
+    lay(3778, replace::<1, _, _>(layout!((2,16,1):(16,1,0)), layout!(2:1)));
+    lay(3779, replace::<1, _, _>(layout!((4,4):(1,4)), layout!((1,6):(6,16))));
+    lay(3780, replace::<0, _, _>(layout!((4,4):(4,1)), layout!(4:0)));
+    lay(3781, replace::<3, _, _>(layout!((8,3,(5),4):(1,8,(24),120)), layout!((2):(1))));
+    lay(3782, replace::<2, _, _>(layout!((2,((5,2)),2,4):(1,((2,10)),20,40)), layout!((8):(1))));
+    lay(3783, replace::<2, _, _>(layout!((1,(4),4):(0,(1),4)), layout!(((3,(1,6,3))):((18,(0,3,1))))));
+    lay(3784, replace::<0, _, _>(layout!(((4),2):((6),3)), layout!(((1),4,8):((32),12,12))));
+    lay(3785, replace::<0, _, _>(layout!((2,5):(5,1)), layout!((2,4,2):(1,2,8))));
+    lay(3786, replace::<0, _, _>(layout!(((3,3),2):((54,1),9)), layout!(16:1)));
+    lay(3787, replace::<3, _, _>(layout!((2,8,4,2):(1,16,2,0)), layout!((16):(1))));
+    lay(3788, replace::<3, _, _>(layout!((6,8,2,1):(1,12,6,0)), layout!(6:1)));
+    lay(3789, replace::<1, _, _>(layout!(((5,1,6),(1),2):((0,1,4),(6),16)), layout!((((1),2,(2)),4):(((0),24,(4)),1))));
+    lay(3790, replace::<0, _, _>(layout!((3,2):(2,1)), layout!(2:1)));
+    lay(3791, replace::<2, _, _>(layout!((1,(2,8),4):(4,(12,16),0)), layout!(4:1)));
+    lay(3792, replace::<1, _, _>(layout!((3,4):(1,3)), layout!(2:1)));
+    lay(3793, replace::<2, _, _>(layout!((2,2,(4,4,8)):(1,2,(4,16,64))), layout!((4):(1))));
+    lay(3794, replace::<1, _, _>(layout!((6,8):(1,6)), layout!((((8),1),2):(((2),0),1))));
+    lay(3795, replace::<1, _, _>(layout!((2,2,8,8):(128,64,8,1)), layout!(6:1)));
+    lay(3796, replace::<1, _, _>(layout!((4,16):(1,4)), layout!((2):(1))));
+    lay(3797, replace::<1, _, _>(layout!((((2,6,2),8),1):(((2,1,64),1),3)), layout!((16,2):(1,0))));
+    lay(3798, replace::<2, _, _>(layout!(((2,(5,2),6),4,1):((4,(16,0),3),6,12)), layout!((6,((2,2),2)):(1,((6,12),24)))));
+    lay(3799, replace::<2, _, _>(layout!(((8,3),4,5):((1,0),0,0)), layout!((2,2):(2,1))));
+    lay(3800, replace::<0, _, _>(layout!((4,6):(6,1)), layout!((4,((4)),2):(1,((4)),16))));
     lay(3801, get::<2, _>(layout!((4,((2,4),8),2):(1,((256,8),32),4))));
     lay(3802, get::<0, _>(layout!((4,5,6,(4,1)):(120,6,1,(30,0)))));
     lay(3803, get::<2, _>(layout!((5,2,(2,8)):(1,5,(10,20)))));
     lay(3804, get::<0, _>(layout!((8,4):(1,8))));
     lay(3805, get::<1, _>(layout!((16,2,6):(6,96,1))));
+}
+
+#[test]
+fn corpus_037() {
     lay(3806, get::<0, _>(layout!((5,2,6,2):(6,60,1,30))));
     lay(3807, get::<1, _>(layout!((4,(8,2),4):(64,(2,1),16))));
     lay(3808, get::<1, _>(layout!((1,1,(16,3)):(12,2,(3,2)))));
@@ -3743,10 +3880,6 @@ fn corpus_035() {
     lay(3832, get::<1, _>(layout!((8,4,((2,2),3)):(192,2,((48,8),16)))));
     lay(3833, get::<2, _>(layout!((4,4,5,4):(12,12,8,64))));
     lay(3834, get::<0, _>(layout!(((8,(4,16))):((2,(16,3))))));
-}
-
-#[test]
-fn corpus_036() {
     lay(3835, get::<0, _>(layout!((((8,4),1)):(((1,8),0)))));
     lay(3836, get::<0, _>(layout!((8,4,(2,2),4):(2,32,(384,16),768))));
     lay(3837, get::<1, _>(layout!((1,6,1,(3)):(0,3,0,(1)))));
@@ -3818,6 +3951,10 @@ fn corpus_036() {
     int(3907, layout!((2,8):(1,2)).at(tuple!(5)));
     int(3908, layout!((4,((4,2),(4,5))):(16,((1,320),(4,64)))).at(tuple!((2,22))));
     int(3909, layout!((2,6):(6,1)).at(tuple!(1)));
+}
+
+#[test]
+fn corpus_038() {
     int(3910, layout!((3,(1)):(1,(0))).at(tuple!((2,(0)))));
     int(3911, layout!((2):(1)).at(tuple!((1))));
     int(3912, layout!((4,4,2):(4,0,0)).at(tuple!((2,0,0))));
@@ -3847,10 +3984,6 @@ fn corpus_036() {
     lay(3938, composition(Swizzle::<3, 2, 3>, layout!((8,4):(4,1))));
     lay(3939, composition(Swizzle::<2, 3, -3>, layout!(16:1)));
     lay(3940, composition(Swizzle::<3, 2, 3>, layout!((8,32):(32,1))));
-}
-
-#[test]
-fn corpus_037() {
     lay(3941, composition(Swizzle::<3, 3, 3>, layout!((2):(1))));
     lay(3942, composition(Swizzle::<2, 0, 2>, layout!((8,32):(1,8))));
     lay(3943, composition(Swizzle::<2, 2, 2>, layout!((8,8):(1,8))));
@@ -3922,6 +4055,10 @@ fn corpus_037() {
     lay(4009, composition(composition(Swizzle::<3, 3, 3>, layout!((8,8):(8,1))), layout!(16:1)));
     lay(4010, composition(composition(Swizzle::<2, 3, 3>, layout!((32,8):(1,32))), layout!(8:1)));
     lay(4011, composition(composition(Swizzle::<2, 0, 2>, layout!((4,4):(4,1))), layout!(4:1)));
+}
+
+#[test]
+fn corpus_039() {
     lay(4012, composition(composition(Swizzle::<1, 3, 3>, layout!((8,16):(16,1))), layout!(32:1)));
     lay(4013, composition(composition(Swizzle::<3, 4, 3>, layout!((8,64):(64,1))), layout!(4:1)));
     lay(4014, composition(composition(Swizzle::<2, 3, 3>, layout!((8,32):(32,1))), layout!(64:1)));
@@ -3951,10 +4088,6 @@ fn corpus_037() {
     lay(4038, composition(composition(Swizzle::<2, 2, 3>, layout!((4,16):(16,1))), layout!(2:1)));
     lay(4039, composition(composition(Swizzle::<2, 4, 3>, layout!((8,32):(32,1))), layout!(2:1)));
     lay(4040, composition(composition(Swizzle::<3, 3, 3>, layout!((8,64):(64,1))), layout!((32,16):(16,1))));
-}
-
-#[test]
-fn corpus_038() {
     lay(4041, composition(composition(Swizzle::<2, 0, 2>, layout!((4,4):(4,1))), layout!(4:1)));
     lay(4042, composition(composition(Swizzle::<2, 2, 3>, layout!((4,16):(16,1))), layout!(32:1)));
     lay(4043, composition(composition(Swizzle::<2, 3, 3>, layout!((32,8):(1,32))), layout!(16:1)));
@@ -4026,6 +4159,10 @@ fn corpus_038() {
     lay(4109, make_layout(tuple!((6))));
     lay(4110, make_layout(tuple!(4)));
     lay(4111, make_layout(tuple!((2,1))));
+}
+
+#[test]
+fn corpus_040() {
     lay(4112, make_layout(tuple!(1)));
     lay(4113, make_layout(tuple!((((8,2),4),8))));
     lay(4114, make_layout(tuple!(((2,8),3))));
@@ -4055,10 +4192,6 @@ fn corpus_038() {
     lay(4138, make_layout(tuple!((4,((8))))));
     lay(4139, make_layout(tuple!((8,2))));
     lay(4140, make_layout(tuple!(4)));
-}
-
-#[test]
-fn corpus_039() {
     lay(4141, make_layout(tuple!(((6),8,2,2))));
     lay(4142, make_layout(tuple!(2)));
     lay(4143, make_layout_right(tuple!(1)));
