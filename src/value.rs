@@ -151,13 +151,14 @@ impl Value {
         self.shape.size()
     }
 
-    /// CuTe's `cosize`: one past the largest offset, `L(size(L) - 1) + 1`.
+    /// CuTe's `cosize`: one past the largest offset, `L(size(L) - 1) + 1`; for a swizzled
+    /// layout, the cosize of the layout inside (as CuTe defines it).
     pub const fn cosize(&self) -> usize {
         let s = self.size();
         if s == 0 {
             return 0;
         }
-        self.eval(s - 1) + 1
+        self.inner().eval(s - 1) + 1
     }
 
     /// Mode `i` as a layout (or a tuple for tuple values).

@@ -186,7 +186,10 @@ pub const fn idx2crd_with(idx: usize, shape: &Tup, stride: &Tup) -> Tup {
     if shape.is_leaf() {
         let d = stride.value();
         let s = shape.value();
-        return Tup::leaf(if d == 0 { 0 } else { (idx / d) % s });
+        return Tup::leaf(match idx.checked_div(d) {
+            Some(q) => q % s,
+            None => 0,
+        });
     }
     let mut out = Tup::EMPTY;
     let mut i = 0;

@@ -330,7 +330,7 @@ pub struct Dispatch {
 /// let desc = GemmDesc { a: d(256, 64, Layout::RowMajor, 0x10000), b: d(64, 256, Layout::ColMajor, 0x40000),
 ///     c: d(256, 256, Layout::ColMajor, 0x80000), in_bytes: 2, out_bytes: 2 };
 /// let ds = dispatch(&desc, "bf16", "bf16", (8, 0), 1).unwrap();
-/// assert_eq!(ds.kernel, "ferrocute_sm80_128x128x32_s3_kk_bf16_bf16");
+/// assert_eq!(ds.kernel, "ferrocute_sm80_128x256x32_s4_kk_bf16_bf16");
 /// ```
 pub fn dispatch(
     desc: &GemmDesc,
