@@ -70,7 +70,8 @@ pub trait LayoutLike: Operand + core::fmt::Display {
     #[inline(always)]
     fn call(&self, i: usize) -> usize {
         if <Self::Kind as Kind>::STATIC {
-            Self::FLAT.eval(i)
+            let flat: &'static Flat = &Self::FLAT;
+            flat.eval(i)
         } else {
             Flat::of(&self.value()).eval(i)
         }
@@ -86,13 +87,16 @@ pub trait LayoutLike: Operand + core::fmt::Display {
     #[inline(always)]
     fn at<Cr: IntTuple>(&self, c: Cr) -> usize {
         let () = CoordFits::<Self, Cr>::OK;
-        let p = Cr::PROFILE;
-        if <Self::Kind as Kind>::STATIC && !p.is_leaf() && p.depth() == 1 && p.rank() <= 8 {
+        let rank = CoordFits::<Self, Cr>::FLAT_RANK;
+        if rank > 0 {
+            // A flat coordinate on a static layout: one 1-D evaluation per mode, over
+            // promoted constants, so the whole sum folds to index arithmetic.
             let mut leaves = [0usize; 8];
             c.write_leaves(&mut leaves, &mut 0);
+            let modes: &'static [Flat; 8] = &Self::MODES;
             let mut r = 0;
-            for (m, x) in Self::MODES.iter().zip(leaves).take(p.rank()) {
-                r += m.eval(x);
+            for k in 0..rank {
+                r += modes[k].eval(leaves[k]);
             }
             return r;
         }
@@ -119,6 +123,16 @@ pub trait LayoutLike: Operand + core::fmt::Display {
 struct CoordFits<L, Cr>(L, Cr);
 
 impl<L: LayoutLike, Cr: IntTuple> CoordFits<L, Cr> {
+    /// The coordinate's rank when it is flat and the layout static (the fast path), else 0.
+    const FLAT_RANK: usize = if <L::Kind as Kind>::STATIC
+        && !Cr::PROFILE.is_leaf()
+        && Cr::PROFILE.depth() == 1
+        && Cr::PROFILE.rank() <= 8
+    {
+        Cr::PROFILE.rank()
+    } else {
+        0
+    };
     const OK: () = if <L::Kind as Kind>::STATIC && !coord_fits(&Cr::PROFILE, &L::VALUE.shape) {
         LayoutError::new(
             "layout(coord)",
