@@ -50,6 +50,11 @@ const _: () = assert!(std::mem::offset_of!(GemmParams, alpha) == 112);
 //   device pointers are 64-bit `u64` = `CUdeviceptr`).
 unsafe impl DeviceRepr for GemmParams {}
 
+// The C struct: 4 pointers, 8 int64, 4 int32, 2 float = 120 bytes, 8-byte aligned; the
+// kernels read it at these offsets, so a field added on one side only must not compile.
+static_assertions::assert_eq_size!(GemmParams, [u8; 120]);
+static_assertions::assert_eq_align!(GemmParams, u64);
+
 fn driver_msg(e: result::DriverError) -> String {
     e.to_string()
 }
