@@ -233,6 +233,12 @@ fn main() {
         }
         return;
     }
+    if !can_build {
+        println!(
+            "cargo:warning=ferrocute: nvcc or the CuTe headers were not found (set NVCC/CUDA_HOME and CUTLASS_DIR); \
+             using the committed PTX and cubins in ptx/"
+        );
+    }
     if !fresh {
         println!(
             "cargo:warning=ferrocute: ptx/ does not match the kernel sources (manifest {committed_hash}, \

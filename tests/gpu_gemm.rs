@@ -109,9 +109,17 @@ fn needed(s: &MatShape) -> usize {
     (s.batch - 1) * s.batch_stride + span
 }
 
+/// `pad` value that rounds every leading dimension up to a multiple of 8 elements, so that
+/// edge sizes (7, 127, 129, ...) run through the fast (TMA / cp.async) kernels.
+const ALIGN8: usize = usize::MAX;
+
 fn shape(rows: usize, cols: usize, layout: Layout, pad: usize, batch: usize) -> MatShape {
     let mut s = MatShape::packed(rows, cols, layout);
-    s.ld += pad;
+    if pad == ALIGN8 {
+        s.ld = s.ld.div_ceil(8) * 8;
+    } else {
+        s.ld += pad;
+    }
     s.batch = batch;
     s.batch_stride = if batch > 1 {
         s.ld * s.outer_extent() + 8
@@ -211,8 +219,20 @@ fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
         let mut cv = MatMut::new(&mut dc, cs.m, cs.n, cs.lc)
             .ld(sc.ld)
             .batched(sc.batch, sc.batch_stride);
-        g.gemm(cs.alpha, &av, &bv, cs.beta, &mut cv)
+        let d = g
+            .gemm(cs.alpha, &av, &bv, cs.beta, &mut cv)
             .unwrap_or_else(|e| panic!("gemm {}x{}x{}: {e}", cs.m, cs.n, cs.k));
+        // With 8-aligned leading dimensions every k > 0 problem must take a fast kernel.
+        if cs.pad == ALIGN8 && cs.k > 0 {
+            assert!(
+                !d.kernel.contains("simple"),
+                "{}x{}x{} aligned but dispatched to {}",
+                cs.m,
+                cs.n,
+                cs.k,
+                d.kernel
+            );
+        }
     }
     let out: Vec<TO> = s.clone_dtoh(&dc).unwrap();
     let mut logical = vec![false; out.len()];
@@ -611,7 +631,11 @@ fn small_sweep<TI: InputElem + Host, TO: OutputElem + Host>(g: &Gemm, seed: u64)
         (127, 129, 64),
         (33, 70, 0),
     ];
-    for (i, &(m, n, k)) in dims.iter().enumerate() {
+    for ((i, &(m, n, k)), pad) in dims
+        .iter()
+        .enumerate()
+        .flat_map(|d| [(d, d.0 % 3), (d, ALIGN8)])
+    {
         for la in LAYOUTS {
             for lb in LAYOUTS {
                 for lc in LAYOUTS {
@@ -622,7 +646,7 @@ fn small_sweep<TI: InputElem + Host, TO: OutputElem + Host>(g: &Gemm, seed: u64)
                         la,
                         lb,
                         lc,
-                        pad: i % 3,
+                        pad,
                         batch: 1,
                         broadcast_b: false,
                         alpha: 1.0,
@@ -790,7 +814,8 @@ fn gpu_large_vs_cublas() {
             4,
         ),
     ];
-    for (m, n, k, la, lb, lc, batch) in cases {
+    for ((m, n, k, la, lb, lc, batch), pad) in cases.into_iter().flat_map(|c| [(c, 0), (c, ALIGN8)])
+    {
         let cs = Case {
             m,
             n,
@@ -798,7 +823,7 @@ fn gpu_large_vs_cublas() {
             la,
             lb,
             lc,
-            pad: 0,
+            pad,
             batch,
             broadcast_b: false,
             alpha: 1.0,
