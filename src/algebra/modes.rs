@@ -54,6 +54,10 @@ pub const fn group_modes(l: &Value, b: usize, e: usize) -> Res {
     if b > e || e > l.rank() {
         return Err(err("group_modes", Condition::ModeOutOfRange, e, l.rank()));
     }
+    if b == e {
+        // An empty range groups nothing (CuTe returns the layout unchanged).
+        return Ok(*l);
+    }
     let s = l.shape.as_tuple();
     let d = l.stride.as_tuple();
     let mut shape = s.range(0, b);
