@@ -9,8 +9,9 @@
 //! - `ptx/MANIFEST` records a hash of the kernel sources, the rendered configurations and
 //!   the nvcc flags, plus nvcc's version. When it matches, the committed `ptx/` is used as
 //!   is. When it does not and nvcc is here, the PTX is rebuilt (and, with
-//!   `FERROCUTE_WRITE_PTX=1`, written back to `ptx/`); without nvcc the committed PTX is used
-//!   with a warning. `FERROCUTE_REBUILD_PTX=1` rebuilds regardless (CI's freshness check).
+//!   `FERROCUTE_WRITE_PTX=1`, written back to `ptx/`); without nvcc that is a build error
+//!   (`FERROCUTE_ALLOW_STALE_PTX=1` overrides it). `FERROCUTE_REBUILD_PTX=1` rebuilds
+//!   regardless.
 #![allow(dead_code, unused_imports, unused_macros, clippy::all)]
 
 // The layout algebra and the configurations, compiled into this build script too, so the
@@ -121,6 +122,7 @@ fn main() {
         "CUTLASS_DIR",
         "FERROCUTE_WRITE_PTX",
         "FERROCUTE_REBUILD_PTX",
+        "FERROCUTE_ALLOW_STALE_PTX",
     ] {
         println!("cargo:rerun-if-env-changed={v}");
     }
@@ -233,19 +235,23 @@ fn main() {
         }
         return;
     }
+    if force || write_back {
+        panic!("FERROCUTE_REBUILD_PTX/FERROCUTE_WRITE_PTX set but nvcc or the CuTe headers were not found (set NVCC and CUTLASS_DIR)");
+    }
+    if !fresh && std::env::var_os("FERROCUTE_ALLOW_STALE_PTX").is_none() {
+        // Stale PTX would launch with launch geometry (shared memory, threads, parameters)
+        // from the current sources: refuse rather than risk out-of-bounds kernels.
+        panic!(
+            "ferrocute: ptx/ does not match the kernel sources (manifest {committed_hash}, sources {sources_hash}) \
+             and nvcc/CuTe headers are not available to rebuild it. Set NVCC and CUTLASS_DIR, or \
+             FERROCUTE_ALLOW_STALE_PTX=1 to build with the committed PTX anyway."
+        );
+    }
     if !can_build {
         println!(
             "cargo:warning=ferrocute: nvcc or the CuTe headers were not found (set NVCC/CUDA_HOME and CUTLASS_DIR); \
              using the committed PTX and cubins in ptx/"
         );
-    }
-    if !fresh {
-        println!(
-            "cargo:warning=ferrocute: ptx/ does not match the kernel sources (manifest {committed_hash}, \
-             sources {sources_hash}) and nvcc/CuTe headers are not available to rebuild it; using the committed PTX."
-        );
-    } else if !can_build && (force || write_back) {
-        panic!("FERROCUTE_REBUILD_PTX/FERROCUTE_WRITE_PTX set but nvcc or the CuTe headers were not found (set NVCC and CUTLASS_DIR)");
     }
     for u in UNITS {
         for file in [format!("{}.ptx", u.name), cubin_name(u)] {

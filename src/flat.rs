@@ -60,6 +60,12 @@ impl Flat {
             }
             r += i * self.stride[self.n - 1];
         }
+        self.post(r)
+    }
+
+    /// The swizzle and offset of a composed layout applied to a plain offset `r`.
+    #[inline(always)]
+    pub fn post(&self, r: usize) -> usize {
         if self.composed {
             self.swizzle.apply(self.offset + r)
         } else {

@@ -94,11 +94,12 @@ pub trait LayoutLike: Operand + core::fmt::Display {
             let mut leaves = [0usize; 8];
             c.write_leaves(&mut leaves, &mut 0);
             let modes: &'static [Flat; 8] = &Self::MODES;
+            let flat: &'static Flat = &Self::FLAT;
             let mut r = 0;
             for k in 0..rank {
                 r += modes[k].eval(leaves[k]);
             }
-            return r;
+            return flat.post(r);
         }
         self.try_at(c).unwrap_or_else(|e| panic!("{e}"))
     }

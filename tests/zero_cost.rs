@@ -33,3 +33,17 @@ fn queries_are_constants() {
     const S: [usize; SIZE / 4096] = [0; 2];
     assert_eq!(S.len(), 2);
 }
+
+#[test]
+fn coordinates_on_swizzled_static_layouts_are_swizzled() {
+    let sw = tile_to_shape(
+        composition(Swizzle::<3, 3, 3>, layout!((8,64):(64,1))),
+        tuple!((128, 64)),
+    );
+    for m in 0..128 {
+        for n in 0..64 {
+            assert_eq!(sw.at((m, n)), sw.call(m + 128 * n), "at ({m},{n})");
+            assert_eq!(sw.at((m, n)), sw.try_at((m, n)).unwrap());
+        }
+    }
+}

@@ -23,8 +23,7 @@ pub enum LaunchPath {
     /// One `GemmParams` by value (sm_80 CuTe kernels and the simple kernel).
     Params,
     /// `GemmParams` plus `CUtensorMap`s for A and B, encoded on the host with
-    /// `cuTensorMapEncodeTiled` (sm_90a TMA kernels). The launch seam exists
-    /// in `launch.rs`; it reports [`Error::KernelLoad`] until implemented.
+    /// `cuTensorMapEncodeTiled` (sm_90a TMA kernels).
     TensorMaps,
 }
 
@@ -298,9 +297,17 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
 }
 
 /// The TMA kernels read every batch through one tensor map, so they need real (non-zero)
-/// batch strides for A and B when there is more than one batch.
+/// batch strides for A and B when there is more than one batch, and every byte stride of a
+/// tensor map must stay below 2^40.
 fn tma_ok(plan: &Plan) -> bool {
-    plan.batch <= 1 || (plan.a.batch_stride > 0 && plan.b.batch_stride > 0)
+    const LIMIT: i64 = 1 << 40;
+    let strides_ok = |o: &super::plan::KernelOperand| {
+        let e = o.elem_bytes as i64;
+        o.ld.saturating_mul(e) < LIMIT && o.batch_stride.saturating_mul(e) < LIMIT
+    };
+    (plan.batch <= 1 || (plan.a.batch_stride > 0 && plan.b.batch_stride > 0))
+        && strides_ok(&plan.a)
+        && strides_ok(&plan.b)
 }
 
 /// What [`dispatch`] decided for one problem.

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::{result, sys, CudaContext, CudaStream, DeviceRepr};
 
@@ -49,11 +49,6 @@ const _: () = assert!(std::mem::offset_of!(GemmParams, alpha) == 112);
 //   its field order, sizes and offsets match the C struct (checked above;
 //   device pointers are 64-bit `u64` = `CUdeviceptr`).
 unsafe impl DeviceRepr for GemmParams {}
-
-// The C struct: 4 pointers, 8 int64, 4 int32, 2 float = 120 bytes, 8-byte aligned; the
-// kernels read it at these offsets, so a field added on one side only must not compile.
-static_assertions::assert_eq_size!(GemmParams, [u8; 120]);
-static_assertions::assert_eq_align!(GemmParams, u64);
 
 fn driver_msg(e: result::DriverError) -> String {
     e.to_string()
@@ -151,26 +146,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-static REGISTRY: Mutex<Vec<Weak<ModuleCache>>> = Mutex::new(Vec::new());
+/// One cache per context, kept for the life of the process: a loaded module must outlive
+/// every kernel still queued on a stream and every CUDA graph that captured one of its
+/// functions, which the host cannot know about without synchronising.
+static REGISTRY: Mutex<Vec<Arc<ModuleCache>>> = Mutex::new(Vec::new());
 
 impl ModuleCache {
     /// The cache for `ctx`, created on first use; one per live context.
     pub(crate) fn for_context(ctx: &Arc<CudaContext>) -> Arc<ModuleCache> {
         let mut reg = lock(&REGISTRY);
-        reg.retain(|w| w.strong_count() > 0);
-        if let Some(c) = reg
-            .iter()
-            .filter_map(Weak::upgrade)
-            .find(|c| *c.ctx == **ctx)
-        {
-            return c;
+        if let Some(c) = reg.iter().find(|c| *c.ctx == **ctx) {
+            return c.clone();
         }
         let c = Arc::new(ModuleCache {
             ctx: ctx.clone(),
             modules: Mutex::new(HashMap::new()),
             funcs: Mutex::new(HashMap::new()),
         });
-        reg.push(Arc::downgrade(&c));
+        reg.push(c.clone());
         c
     }
 
@@ -407,9 +400,13 @@ pub(crate) fn tensor_map(op: &TmaOperand) -> Result<sys::CUtensorMap, Error> {
         during: "cuTensorMapEncodeTiled",
         reason,
     };
+    // The TMA kernels take 16-bit elements only (`InputElem` is bf16 or f16).
     const ELEM: u64 = 2;
-    // A single batch (or none to step over) still needs a legal, 16-byte multiple stride.
-    let batch_stride = if op.batch <= 1 || op.batch_stride == 0 {
+    if op.batch > 1 && op.batch_stride == 0 {
+        return Err(err("several batches need a non-zero batch stride".into()));
+    }
+    // A single batch still needs a legal, 16-byte multiple stride.
+    let batch_stride = if op.batch <= 1 {
         op.ld * op.outer
     } else {
         op.batch_stride
