@@ -112,10 +112,13 @@ fn needed(s: &MatShape) -> usize {
 /// `pad` value that rounds every leading dimension up to a multiple of 8 elements, so that
 /// edge sizes (7, 127, 129, ...) run through the fast (TMA / cp.async) kernels.
 const ALIGN8: usize = usize::MAX;
+/// Like [`ALIGN8`] for A and B, but C gets an odd leading dimension: the kernels store C with
+/// predicated stores of any alignment, so this must still take a fast kernel.
+const ALIGN8_C_ODD: usize = usize::MAX - 1;
 
 fn shape(rows: usize, cols: usize, layout: Layout, pad: usize, batch: usize) -> MatShape {
     let mut s = MatShape::packed(rows, cols, layout);
-    if pad == ALIGN8 {
+    if pad == ALIGN8 || pad == ALIGN8_C_ODD {
         s.ld = s.ld.div_ceil(8) * 8;
     } else {
         s.ld += pad;
@@ -188,7 +191,13 @@ fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
         cs.pad,
         if cs.broadcast_b { 1 } else { cs.batch },
     );
-    let sc = shape(cs.m, cs.n, cs.lc, cs.pad, cs.batch);
+    let mut sc = shape(cs.m, cs.n, cs.lc, cs.pad, cs.batch);
+    if cs.pad == ALIGN8_C_ODD {
+        sc.ld += 1;
+        if sc.batch > 1 {
+            sc.batch_stride = sc.ld * sc.outer_extent() + 8;
+        }
+    }
     let ha: Vec<TI> = (0..needed(&sa))
         .map(|_| TI::from_f32(rng.next_f32()))
         .collect();
@@ -223,7 +232,7 @@ fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
             .gemm(cs.alpha, &av, &bv, cs.beta, &mut cv)
             .unwrap_or_else(|e| panic!("gemm {}x{}x{}: {e}", cs.m, cs.n, cs.k));
         // With 8-aligned leading dimensions every k > 0 problem must take a fast kernel.
-        if cs.pad == ALIGN8 && cs.k > 0 {
+        if (cs.pad == ALIGN8 || cs.pad == ALIGN8_C_ODD) && cs.k > 0 {
             assert!(
                 !d.kernel.contains("simple"),
                 "{}x{}x{} aligned but dispatched to {}",
@@ -634,7 +643,7 @@ fn small_sweep<TI: InputElem + Host, TO: OutputElem + Host>(g: &Gemm, seed: u64)
     for ((i, &(m, n, k)), pad) in dims
         .iter()
         .enumerate()
-        .flat_map(|d| [(d, d.0 % 3), (d, ALIGN8)])
+        .flat_map(|d| [(d, d.0 % 3), (d, ALIGN8), (d, ALIGN8_C_ODD)])
     {
         for la in LAYOUTS {
             for lb in LAYOUTS {
