@@ -205,6 +205,7 @@ fn main() {
                 Ok(s) if s.success() => {}
                 other => panic!("nvcc failed on {}: {other:?}", u.source),
             }
+            normalize_ptx(&ptx);
             let cubin = out.join(cubin_name(u));
             let status = Command::new(nvcc.with_file_name("ptxas"))
                 .args(["-O3", &format!("-arch={}", u.cubin)])
@@ -266,6 +267,29 @@ fn main() {
             }
         }
     }
+}
+
+/// nvcc names internal-linkage symbols `_INTERNAL_<8 hex>_...` with a hash that depends on
+/// where the source file lives; zeroing it makes the PTX (and the cubin) the same on every
+/// checkout, so CI can compare them byte for byte. The names stay unique within the module.
+fn normalize_ptx(path: &Path) {
+    let text = std::fs::read_to_string(path).expect("read PTX");
+    let key = "_INTERNAL_";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find(key) {
+        let (head, tail) = rest.split_at(i + key.len());
+        out.push_str(head);
+        let hex = tail.as_bytes().iter().take(8).all(u8::is_ascii_hexdigit);
+        if hex && tail.as_bytes().get(8) == Some(&b'_') {
+            out.push_str("00000000");
+            rest = &tail[8..];
+        } else {
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    std::fs::write(path, out).expect("write PTX");
 }
 
 fn cubin_name(u: &Unit) -> String {
