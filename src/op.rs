@@ -5,77 +5,9 @@
 //! dynamic ones.
 
 use crate::algebra::{self, Res};
+pub use crate::opcode::OpCode;
 use crate::tup::Tup;
 use crate::value::{SwizzleFn, Value, ValueKind};
-
-/// An operation of the layout algebra, with its integer parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OpCode {
-    /// `make_layout(shape)`: compact column-major.
-    MakeLayout,
-    /// `make_layout(shape, LayoutRight{})`: compact row-major.
-    MakeLayoutRight,
-    /// `coalesce(layout)`.
-    Coalesce,
-    /// `coalesce(layout, profile)`.
-    CoalesceProfile,
-    /// `filter(layout)`.
-    Filter,
-    /// `composition(layout, tiler)`.
-    Composition,
-    /// `complement(layout, cotarget)`.
-    Complement,
-    /// `complement(layout)`.
-    ComplementCosize,
-    /// `right_inverse(layout)`.
-    RightInverse,
-    /// `left_inverse(layout)`.
-    LeftInverse,
-    /// `max_common_layout(a, b)`.
-    MaxCommonLayout,
-    /// `logical_divide(layout, tiler)`.
-    LogicalDivide,
-    /// `zipped_divide(layout, tiler)`.
-    ZippedDivide,
-    /// `tiled_divide(layout, tiler)`.
-    TiledDivide,
-    /// `flat_divide(layout, tiler)`.
-    FlatDivide,
-    /// `logical_product(block, tiler)`.
-    LogicalProduct,
-    /// `zipped_product(block, tiler)`.
-    ZippedProduct,
-    /// `tiled_product(block, tiler)`.
-    TiledProduct,
-    /// `flat_product(block, tiler)`.
-    FlatProduct,
-    /// `blocked_product(block, tiler)`.
-    BlockedProduct,
-    /// `raked_product(block, tiler)`.
-    RakedProduct,
-    /// `tile_to_shape(block, shape)`.
-    TileToShape,
-    /// The `(thr,val)` layout of `make_layout_tv(thr, val)`.
-    MakeLayoutTv,
-    /// `slice(coord, layout)`; operands are (layout, coord).
-    Slice,
-    /// `layout<I>(layout)`.
-    Get(usize),
-    /// `take<B,E>(layout)`.
-    Take(usize, usize),
-    /// `group<B,E>(layout)`.
-    GroupModes(usize, usize),
-    /// `select<I0,I1,...>(layout)`, up to 8 modes (`usize::MAX` ends the list).
-    Select([usize; 8]),
-    /// `append(layout, x)`.
-    Append,
-    /// `prepend(layout, x)`.
-    Prepend,
-    /// `replace<I>(layout, x)`.
-    Replace(usize),
-    /// `flatten(layout)`.
-    Flatten,
-}
 
 /// A tuple operand read as a tiler (a shape is a by-mode tiler of `n:1`s).
 pub const fn as_tiler(v: &Value) -> Value {

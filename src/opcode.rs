@@ -1,10 +1,25 @@
-//! Type-level names of the operations (the `O` of [`crate::Expr<O, A>`]).
+//! The operations of the algebra: the [`OpCode`] values that `const fn`s evaluate, and
+//! their type-level names (the `O` of [`crate::Expr<O, A>`]), both from one list.
 
 use crate::expr::Operation;
-use crate::op::OpCode;
 
 macro_rules! ops {
     ($($(#[$m:meta])* $name:ident),+ $(,)?) => {
+        /// An operation of the layout algebra, with its integer parameters.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum OpCode {
+            $($(#[$m])* $name,)+
+            /// `layout<I>(layout)`.
+            Get(usize),
+            /// `take<B,E>(layout)`.
+            Take(usize, usize),
+            /// `group<B,E>(layout)`.
+            GroupModes(usize, usize),
+            /// `select<I0,I1,...>(layout)`, up to 8 modes (`usize::MAX` ends the list).
+            Select([usize; 8]),
+            /// `replace<I>(layout, x)`.
+            Replace(usize),
+        }
         $(
             $(#[$m])*
             #[derive(Clone, Copy, Debug, Default)]
