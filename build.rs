@@ -269,27 +269,30 @@ fn main() {
     }
 }
 
-/// nvcc names internal-linkage symbols `_INTERNAL_<8 hex>_...` with a hash that depends on
-/// where the source file lives; zeroing it makes the PTX (and the cubin) the same on every
-/// checkout, so CI can compare them byte for byte. The names stay unique within the module.
+/// nvcc names internal-linkage symbols `_INTERNAL_<8 hex>_...` and anonymous namespaces
+/// `_GLOBAL__N__<8 hex>_...` with a hash of where the source file lives; zeroing it makes the
+/// PTX (and the cubin) the same on every checkout, so CI can compare them byte for byte. The
+/// names stay unique within the module.
 fn normalize_ptx(path: &Path) {
-    let text = std::fs::read_to_string(path).expect("read PTX");
-    let key = "_INTERNAL_";
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text.as_str();
-    while let Some(i) = rest.find(key) {
-        let (head, tail) = rest.split_at(i + key.len());
-        out.push_str(head);
-        let hex = tail.as_bytes().iter().take(8).all(u8::is_ascii_hexdigit);
-        if hex && tail.as_bytes().get(8) == Some(&b'_') {
-            out.push_str("00000000");
-            rest = &tail[8..];
-        } else {
-            rest = tail;
+    let mut text = std::fs::read_to_string(path).expect("read PTX");
+    for key in ["_INTERNAL_", "_GLOBAL__N__"] {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find(key) {
+            let (head, tail) = rest.split_at(i + key.len());
+            out.push_str(head);
+            let hex = tail.len() > 8 && tail.as_bytes()[..8].iter().all(u8::is_ascii_hexdigit);
+            if hex && tail.as_bytes()[8] == b'_' {
+                out.push_str("00000000");
+                rest = &tail[8..];
+            } else {
+                rest = tail;
+            }
         }
+        out.push_str(rest);
+        text = out;
     }
-    out.push_str(rest);
-    std::fs::write(path, out).expect("write PTX");
+    std::fs::write(path, text).expect("write PTX");
 }
 
 fn cubin_name(u: &Unit) -> String {
