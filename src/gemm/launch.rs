@@ -282,6 +282,46 @@ fn module_text(module: &str) -> Result<String, String> {
         .ok_or_else(|| format!("no embedded PTX module named {module}"))
 }
 
+/// Enqueues `func(args...)` on `stream` without synchronising the host, with the block
+/// size and dynamic shared memory of `cfg`.
+///
+/// # Safety
+/// - `args` holds one pointer per parameter of `func`'s C signature, each pointing at a
+///   value of that parameter's type that lives until this returns (the driver copies
+///   parameters at launch).
+/// - Every address the kernel derives from those values lies inside buffers that stay
+///   alive until the kernel completes.
+unsafe fn enqueue(
+    stream: &CudaStream,
+    func: &Func,
+    kernel: &str,
+    grid: (u32, u32, u32),
+    cfg: &KernelConfig,
+    args: &mut [*mut c_void],
+) -> Result<(), Error> {
+    let launch_err = |e: result::DriverError| Error::Launch {
+        kernel: kernel.to_string(),
+        reason: driver_msg(e),
+    };
+    stream.context().bind_to_thread().map_err(launch_err)?;
+    // # Safety
+    // - The arguments are the caller's promise (above).
+    // - `func`'s module is alive (held by `func`) and its context is bound; grid, block
+    //   and dynamic shared memory come from the kernel table and were range-checked, and
+    //   a dynamic shared memory above 48 KiB was enabled when the function was loaded.
+    unsafe {
+        result::launch_kernel(
+            func.raw,
+            grid,
+            (cfg.threads, 1, 1),
+            cfg.smem_bytes,
+            stream.cu_stream(),
+            args,
+        )
+    }
+    .map_err(launch_err)
+}
+
 /// Enqueues `func(params)` on `stream` without synchronising the host.
 ///
 /// The caller (`Gemm::gemm`) must have validated `params` with
@@ -296,37 +336,19 @@ pub(crate) fn launch_params(
     cfg: &KernelConfig,
     params: &GemmParams,
 ) -> Result<(), Error> {
-    let launch_err = |e: result::DriverError| Error::Launch {
-        kernel: kernel.to_string(),
-        reason: driver_msg(e),
-    };
-    stream.context().bind_to_thread().map_err(launch_err)?;
     let mut p = *params;
     let mut args = [&mut p as *mut GemmParams as *mut c_void];
     // # Safety
     // - `func` is an entry point whose C signature is `(GemmParams)` by value
     //   (naming convention `ferrocute_<cfg>_<am><bm>_<in>_<out>` fixes the
     //   element types, which the caller derived from the Rust types of the
-    //   buffers); `args` holds one pointer to a `GemmParams` that lives until
-    //   `cuLaunchKernel` returns (the driver copies parameters at launch).
+    //   buffers); `args` holds one pointer to a `GemmParams` on this frame.
     // - Every address and extent in `params` was checked by `plan::plan`:
     //   A, B and C/D cover `(batch-1)*stride + (outer-1)*ld + inner` elements
     //   inside their views, C/D does not overlap A or B, all values fit the
     //   kernel's int32/int64 fields, and the buffers are borrowed (and, via
     //   cudarc's events, kept alive) until the kernel completes.
-    // - `func`'s module is alive (held by `func`) and its context is bound.
-    // - grid/block/smem come from the kernel table and were range-checked.
-    unsafe {
-        result::launch_kernel(
-            func.raw,
-            grid,
-            (cfg.threads, 1, 1),
-            cfg.smem_bytes,
-            stream.cu_stream(),
-            &mut args,
-        )
-    }
-    .map_err(launch_err)
+    unsafe { enqueue(stream, func, kernel, grid, cfg, &mut args) }
 }
 
 /// Enqueues a TMA kernel `func(params, tma_a, tma_b)` on `stream`.
@@ -344,11 +366,6 @@ pub(crate) fn launch_tma(
     tma_a: &sys::CUtensorMap,
     tma_b: &sys::CUtensorMap,
 ) -> Result<(), Error> {
-    let launch_err = |e: result::DriverError| Error::Launch {
-        kernel: kernel.to_string(),
-        reason: driver_msg(e),
-    };
-    stream.context().bind_to_thread().map_err(launch_err)?;
     let mut p = *params;
     let mut a = *tma_a;
     let mut b = *tma_b;
@@ -360,25 +377,12 @@ pub(crate) fn launch_tma(
     // # Safety
     // - `func` is an sm_90a entry point whose C signature is
     //   `(GemmParams, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap)`
-    //   (src/kernels/sm90_gemm.cuh); `args` points at three values of those types that live
-    //   until `cuLaunchKernel` returns (the driver copies parameters at launch).
+    //   (src/kernels/sm90_gemm.cuh); `args` points at three values of those types on this
+    //   frame.
     // - The tensor maps were encoded over the same base pointers, extents and strides as
     //   `params`, all checked by `plan::plan` to lie inside the borrowed buffers; TMA
     //   zero-fills reads past the extents and the kernel predicates every store.
-    // - `func`'s module is alive and its context bound; block (384 threads) and dynamic
-    //   shared memory come from the configuration's compile-time-checked constants, and the
-    //   dynamic-shared-memory attribute was raised when the function was loaded.
-    unsafe {
-        result::launch_kernel(
-            func.raw,
-            grid,
-            (cfg.threads, 1, 1),
-            cfg.smem_bytes,
-            stream.cu_stream(),
-            &mut args,
-        )
-    }
-    .map_err(launch_err)
+    unsafe { enqueue(stream, func, kernel, grid, cfg, &mut args) }
 }
 
 /// One operand's TMA view, as `sm90_gemm.cuh` expects it: dims `{contiguous, outer, L}`,
