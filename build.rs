@@ -71,6 +71,8 @@ use std::process::Command;
 struct Unit {
     name: &'static str,
     source: &'static str,
+    /// Every file of `src/kernels/` the unit's PTX depends on (the source included).
+    deps: &'static [&'static str],
     header_macro: &'static str,
     header: fn() -> String,
     arch: &'static str,
@@ -82,6 +84,7 @@ const UNITS: &[Unit] = &[
     Unit {
         name: "sm80_gemm",
         source: "src/kernels/sm80_gemm.cu",
+        deps: &["sm80_gemm.cu", "sm80_gemm.cuh", "gemm_params.h"],
         header_macro: "FERROCUTE_CONFIG_HEADER",
         header: kernel_config::render_sm80_header,
         arch: "-gencode=arch=compute_80,code=compute_80",
@@ -90,8 +93,23 @@ const UNITS: &[Unit] = &[
     Unit {
         name: "sm90_gemm",
         source: "src/kernels/sm90_gemm.cu",
+        deps: &["sm90_gemm.cu", "sm90_gemm.cuh", "gemm_params.h"],
         header_macro: "FERROCUTE_SM90_CONFIG_HEADER",
         header: kernel_config::render_sm90_header,
+        arch: "-gencode=arch=compute_90a,code=compute_90a",
+        cubin: "sm_90a",
+    },
+    Unit {
+        name: "sm90_splitk",
+        source: "src/kernels/sm90_splitk.cu",
+        deps: &[
+            "sm90_splitk.cu",
+            "sm90_splitk.cuh",
+            "sm90_gemm.cuh",
+            "gemm_params.h",
+        ],
+        header_macro: "FERROCUTE_SPLITK_CONFIG_HEADER",
+        header: kernel_config::render_splitk_header,
         arch: "-gencode=arch=compute_90a,code=compute_90a",
         cubin: "sm_90a",
     },
@@ -130,43 +148,61 @@ fn main() {
     println!("cargo:rerun-if-changed=src/kernel_config.rs");
     println!("cargo:rerun-if-changed=ptx");
 
-    // Hash of everything the PTX depends on except the compiler.
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    let mut kernel_files: Vec<PathBuf> = std::fs::read_dir(root.join("src/kernels"))
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+    // Every kernel file must belong to some unit, so that no edit escapes the hashes.
+    let kernels = root.join("src/kernels");
+    let mut kernel_files: Vec<String> = std::fs::read_dir(&kernels)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
+                .collect()
+        })
         .unwrap_or_default();
-    kernel_files.retain(|p| {
-        p.is_file()
-            && matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("cu" | "cuh" | "h")
-            )
-            && !p.to_string_lossy().contains("example_configs")
+    kernel_files.retain(|f| {
+        (f.ends_with(".cu") || f.ends_with(".cuh") || f.ends_with(".h"))
+            && !f.contains("example_configs")
     });
-    kernel_files.sort();
     for f in &kernel_files {
-        h = fnv1a(f.file_name().unwrap().to_string_lossy().as_bytes(), h);
-        h = fnv1a(&std::fs::read(f).unwrap_or_default(), h);
+        assert!(
+            UNITS.iter().any(|u| u.deps.contains(&f.as_str())),
+            "build.rs: src/kernels/{f} is not listed in any unit's deps"
+        );
     }
-    for u in UNITS {
-        let header = (u.header)();
-        std::fs::write(out.join(format!("{}_configs.h", u.name)), &header).unwrap();
-        h = fnv1a(header.as_bytes(), h);
-        h = fnv1a(u.arch.as_bytes(), h);
-        h = fnv1a(u.cubin.as_bytes(), h);
-    }
-    for f in NVCC_FLAGS {
-        h = fnv1a(f.as_bytes(), h);
-    }
-    let sources_hash = format!("{h:016x}");
+
+    // Per unit: hash of everything its PTX depends on except the compiler.
+    let hashes: Vec<String> = UNITS
+        .iter()
+        .map(|u| {
+            let mut h = 0xcbf2_9ce4_8422_2325u64;
+            for f in u.deps {
+                h = fnv1a(f.as_bytes(), h);
+                h = fnv1a(&std::fs::read(kernels.join(f)).unwrap_or_default(), h);
+            }
+            let header = (u.header)();
+            std::fs::write(out.join(format!("{}_configs.h", u.name)), &header).unwrap();
+            h = fnv1a(header.as_bytes(), h);
+            h = fnv1a(u.arch.as_bytes(), h);
+            h = fnv1a(u.cubin.as_bytes(), h);
+            for f in NVCC_FLAGS {
+                h = fnv1a(f.as_bytes(), h);
+            }
+            format!("{h:016x}")
+        })
+        .collect();
 
     let manifest_path = root.join("ptx/MANIFEST");
     let committed = std::fs::read_to_string(&manifest_path).unwrap_or_default();
-    let committed_hash = committed
-        .lines()
-        .find_map(|l| l.strip_prefix("sources "))
-        .unwrap_or("")
-        .to_string();
+    let committed_hash = |name: &str| {
+        committed
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("unit ")?
+                    .strip_prefix(name)?
+                    .strip_prefix(' ')
+            })
+            .unwrap_or("")
+            .to_string()
+    };
     let committed_nvcc = committed
         .lines()
         .find_map(|l| l.strip_prefix("nvcc "))
@@ -179,72 +215,34 @@ fn main() {
     let nvcc_version = nvcc.as_ref().and_then(|n| version_of(n));
     let force = std::env::var_os("FERROCUTE_REBUILD_PTX").is_some();
     let write_back = std::env::var_os("FERROCUTE_WRITE_PTX").is_some();
-    let fresh = committed_hash == sources_hash
-        && nvcc_version
-            .as_deref()
-            .map_or(true, |v| v == committed_nvcc);
+    let nvcc_same = nvcc_version
+        .as_deref()
+        .map_or(true, |v| v == committed_nvcc);
+    let stale: Vec<bool> = UNITS
+        .iter()
+        .zip(&hashes)
+        .map(|(u, h)| committed_hash(u.name) != *h || !nvcc_same)
+        .collect();
 
     let can_build = nvcc.is_some() && cutlass.is_some();
-    if (force || write_back || !fresh) && can_build {
-        let nvcc = nvcc.unwrap();
-        let cutlass = cutlass.unwrap();
-        for u in UNITS {
-            let ptx = out.join(format!("{}.ptx", u.name));
-            let status = Command::new(&nvcc)
-                .args(NVCC_FLAGS)
-                .arg(u.arch)
-                .arg(format!("-I{}", cutlass.join("include").display()))
-                .arg(format!("-I{}", root.join("src/kernels").display()))
-                .arg(format!("-I{}", out.display()))
-                .arg(format!("-D{}=\"{}_configs.h\"", u.header_macro, u.name))
-                .arg(root.join(u.source))
-                .arg("-o")
-                .arg(&ptx)
-                .status();
-            match status {
-                Ok(s) if s.success() => {}
-                other => panic!("nvcc failed on {}: {other:?}", u.source),
-            }
-            normalize_ptx(&ptx);
-            let cubin = out.join(cubin_name(u));
-            let status = Command::new(nvcc.with_file_name("ptxas"))
-                .args(["-O3", &format!("-arch={}", u.cubin)])
-                .arg(&ptx)
-                .arg("-o")
-                .arg(&cubin)
-                .status();
-            match status {
-                Ok(s) if s.success() => {}
-                other => panic!("ptxas failed on {}: {other:?}", ptx.display()),
-            }
-            if write_back {
-                std::fs::copy(&ptx, root.join(format!("ptx/{}.ptx", u.name))).unwrap();
-                std::fs::copy(&cubin, root.join(format!("ptx/{}", cubin_name(u)))).unwrap();
-            }
-        }
-        if write_back {
-            let m = format!(
-                "sources {sources_hash}\nnvcc {}\n",
-                nvcc_version.unwrap_or_default()
-            );
-            std::fs::write(&manifest_path, m).unwrap();
-        } else if !fresh {
-            println!(
-                "cargo:warning=ferrocute: ptx/ is stale (kernel sources, configurations or nvcc changed); \
-                 built fresh PTX into OUT_DIR. Run `FERROCUTE_WRITE_PTX=1 cargo build` to update ptx/."
-            );
-        }
-        return;
-    }
-    if force || write_back {
+    if (force || write_back) && !can_build {
         panic!("FERROCUTE_REBUILD_PTX/FERROCUTE_WRITE_PTX set but nvcc or the CuTe headers were not found (set NVCC and CUTLASS_DIR)");
     }
-    if !fresh && std::env::var_os("FERROCUTE_ALLOW_STALE_PTX").is_none() {
+    if stale.iter().any(|s| *s)
+        && !can_build
+        && std::env::var_os("FERROCUTE_ALLOW_STALE_PTX").is_none()
+    {
         // Stale PTX would launch with launch geometry (shared memory, threads, parameters)
         // from the current sources: refuse rather than risk out-of-bounds kernels.
+        let names: Vec<&str> = UNITS
+            .iter()
+            .zip(&stale)
+            .filter(|(_, s)| **s)
+            .map(|(u, _)| u.name)
+            .collect();
         panic!(
-            "ferrocute: ptx/ does not match the kernel sources (manifest {committed_hash}, sources {sources_hash}) \
-             and nvcc/CuTe headers are not available to rebuild it. Set NVCC and CUTLASS_DIR, or \
+            "ferrocute: ptx/ does not match the kernel sources of {names:?} and nvcc/CuTe headers \
+             are not available to rebuild it. Set NVCC and CUTLASS_DIR, or \
              FERROCUTE_ALLOW_STALE_PTX=1 to build with the committed PTX anyway."
         );
     }
@@ -254,18 +252,80 @@ fn main() {
              using the committed PTX and cubins in ptx/"
         );
     }
-    for u in UNITS {
-        for file in [format!("{}.ptx", u.name), cubin_name(u)] {
-            let src = root.join("ptx").join(&file);
-            let dst = out.join(&file);
-            if std::fs::copy(&src, &dst).is_err() {
-                println!(
-                    "cargo:warning=ferrocute: {} missing; GEMM kernels will report a load error",
-                    src.display()
-                );
-                std::fs::write(&dst, "").unwrap();
+    let mut rebuilt = false;
+    for (u, is_stale) in UNITS.iter().zip(&stale) {
+        if can_build && (force || write_back || *is_stale) {
+            build_unit(
+                u,
+                &root,
+                &out,
+                nvcc.as_ref().unwrap(),
+                cutlass.as_ref().unwrap(),
+            );
+            if write_back {
+                for file in [format!("{}.ptx", u.name), cubin_name(u)] {
+                    std::fs::copy(out.join(&file), root.join("ptx").join(&file)).unwrap();
+                }
+            }
+            rebuilt = true;
+        } else {
+            for file in [format!("{}.ptx", u.name), cubin_name(u)] {
+                let src = root.join("ptx").join(&file);
+                let dst = out.join(&file);
+                if std::fs::copy(&src, &dst).is_err() {
+                    println!(
+                        "cargo:warning=ferrocute: {} missing; GEMM kernels will report a load error",
+                        src.display()
+                    );
+                    std::fs::write(&dst, "").unwrap();
+                }
             }
         }
+    }
+    if write_back {
+        let mut m = String::new();
+        for (u, h) in UNITS.iter().zip(&hashes) {
+            m += &format!("unit {} {h}\n", u.name);
+        }
+        m += &format!("nvcc {}\n", nvcc_version.unwrap_or_default());
+        std::fs::write(&manifest_path, m).unwrap();
+    } else if rebuilt && stale.iter().any(|s| *s) {
+        println!(
+            "cargo:warning=ferrocute: ptx/ is stale (kernel sources, configurations or nvcc changed); \
+             built fresh PTX into OUT_DIR. Run `FERROCUTE_WRITE_PTX=1 cargo build` to update ptx/."
+        );
+    }
+}
+
+/// Compiles one unit to PTX (normalised) and to a cubin in `out`.
+fn build_unit(u: &Unit, root: &Path, out: &Path, nvcc: &Path, cutlass: &Path) {
+    let ptx = out.join(format!("{}.ptx", u.name));
+    let status = Command::new(nvcc)
+        .args(NVCC_FLAGS)
+        .arg(u.arch)
+        .arg(format!("-I{}", cutlass.join("include").display()))
+        .arg(format!("-I{}", root.join("src/kernels").display()))
+        .arg(format!("-I{}", out.display()))
+        .arg(format!("-D{}=\"{}_configs.h\"", u.header_macro, u.name))
+        .arg(root.join(u.source))
+        .arg("-o")
+        .arg(&ptx)
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        other => panic!("nvcc failed on {}: {other:?}", u.source),
+    }
+    normalize_ptx(&ptx);
+    let cubin = out.join(cubin_name(u));
+    let status = Command::new(nvcc.with_file_name("ptxas"))
+        .args(["-O3", &format!("-arch={}", u.cubin)])
+        .arg(&ptx)
+        .arg("-o")
+        .arg(&cubin)
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        other => panic!("ptxas failed on {}: {other:?}", ptx.display()),
     }
 }
 

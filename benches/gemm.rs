@@ -1,6 +1,6 @@
 //! ferrocute GEMM vs cuBLAS, same process, CUDA-event timing.
 //!
-//! `cargo bench --bench gemm -- [--shapes square|skinny|all] [--layout tn|nn|all] [--iters N]`
+//! `cargo bench --bench gemm -- [--shapes square|skinny|small|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N]`
 //!
 //! bf16 inputs, f32 accumulation, bf16 output. Layouts use BLAS names:
 //! TN = A K-major, B K-major (kernel `kk`); NN = A M-major, B K-major (kernel `mk`).
@@ -18,6 +18,8 @@ struct Args {
     shapes: String,
     layout: String,
     iters: usize,
+    /// `--shape MxNxK` (repeatable): run these instead of a named set.
+    custom: Vec<(usize, usize, usize)>,
 }
 
 fn parse_args() -> Args {
@@ -25,6 +27,7 @@ fn parse_args() -> Args {
         shapes: "all".into(),
         layout: "all".into(),
         iters: 50,
+        custom: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
@@ -33,10 +36,44 @@ fn parse_args() -> Args {
             "--shapes" => a.shapes = it.next().unwrap_or_default(),
             "--layout" => a.layout = it.next().unwrap_or_default(),
             "--iters" => a.iters = it.next().and_then(|v| v.parse().ok()).unwrap_or(50),
+            "--shape" => {
+                let v = it.next().unwrap_or_default();
+                let d: Vec<usize> = v.split('x').filter_map(|x| x.parse().ok()).collect();
+                match d[..] {
+                    [m, n, k] => a.custom.push((m, n, k)),
+                    _ => eprintln!("ignoring --shape {v} (want MxNxK)"),
+                }
+            }
             other => eprintln!("ignoring argument {other}"),
         }
     }
     a
+}
+
+/// The shape sets of `--shapes`.
+fn named_shapes(set: &str) -> Vec<(usize, usize, usize)> {
+    let mut shapes = Vec::new();
+    if set == "all" || set == "square" {
+        shapes.extend([512, 1024, 2048, 4096, 8192].map(|s| (s, s, s)));
+    }
+    if set == "all" || set == "skinny" {
+        shapes.extend([
+            (16, 4096, 4096),
+            (128, 4096, 4096),
+            (4096, 4096, 512),
+            (8192, 8192, 1024),
+        ]);
+    }
+    if set == "small" {
+        shapes.extend([
+            (16, 4096, 4096),
+            (16, 8192, 8192),
+            (128, 4096, 4096),
+            (512, 512, 512),
+            (1024, 1024, 1024),
+        ]);
+    }
+    shapes
 }
 
 fn median(mut v: Vec<f32>) -> f32 {
@@ -52,11 +89,11 @@ struct Set {
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
-fn time_ms(
+fn time_ms<S>(
     stream: &Arc<CudaStream>,
     iters: usize,
-    sets: &mut [Set],
-    mut f: impl FnMut(&mut Set) -> Res<()>,
+    sets: &mut [S],
+    mut f: impl FnMut(&mut S) -> Res<()>,
 ) -> Res<f32> {
     let ctx = stream.context();
     let n = sets.len();
@@ -83,20 +120,40 @@ fn time_ms(
     Ok(median(times))
 }
 
-fn ours(g: &Gemm, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<()> {
+/// Device-to-device copy bandwidth (bytes read + bytes written per second) over 256 MiB
+/// buffers: the ceiling a memory-bound GEMM is compared with.
+fn copy_gbs(stream: &Arc<CudaStream>, iters: usize) -> Res<f64> {
+    const BYTES: usize = 256 << 20;
+    let src = stream.alloc_zeros::<u8>(BYTES)?;
+    let dst = stream.alloc_zeros::<u8>(BYTES)?;
+    let mut sets = [(src, dst)];
+    let t = time_ms(stream, iters, &mut sets, |(src, dst)| {
+        stream.memcpy_dtod(src, dst)?;
+        Ok(())
+    })?;
+    Ok(2.0 * BYTES as f64 / (t as f64 * 1e-3) / 1e9)
+}
+
+/// One ferrocute call; returns the kernel it ran (and its K split).
+fn ours(g: &Gemm, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<String> {
     let la = if tn {
         Layout::RowMajor
     } else {
         Layout::ColMajor
     };
-    g.gemm(
+    let d = g.gemm(
         1.0,
         &MatRef::new(&s.a, m, k, la),
         &MatRef::new(&s.b, k, n, Layout::ColMajor),
         0.0,
         &mut MatMut::new(&mut s.c, m, n, Layout::ColMajor),
     )?;
-    Ok(())
+    let name = d.kernel.trim_start_matches("ferrocute_").to_string();
+    Ok(if d.cluster > 1 {
+        format!("{name} split-K {}", d.cluster)
+    } else {
+        name
+    })
 }
 
 fn cublas(blas: &CudaBlas, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<()> {
@@ -150,19 +207,14 @@ fn run() -> Res<()> {
         attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
     );
     let blas = CudaBlas::new(stream.clone())?;
+    let copy = copy_gbs(&stream, args.iters)?;
+    println!("device-to-device copy: {copy:.0} GB/s (read + write, 256 MiB buffers)");
 
-    let mut shapes: Vec<(usize, usize, usize)> = Vec::new();
-    if args.shapes == "all" || args.shapes == "square" {
-        shapes.extend([512, 1024, 2048, 4096, 8192].map(|s| (s, s, s)));
-    }
-    if args.shapes == "all" || args.shapes == "skinny" {
-        shapes.extend([
-            (16, 4096, 4096),
-            (128, 4096, 4096),
-            (4096, 4096, 512),
-            (8192, 8192, 1024),
-        ]);
-    }
+    let shapes = if args.custom.is_empty() {
+        named_shapes(&args.shapes)
+    } else {
+        args.custom.clone()
+    };
     let layouts: Vec<bool> = match args.layout.as_str() {
         "tn" => vec![true],
         "nn" => vec![false],
@@ -200,7 +252,7 @@ fn run() -> Res<()> {
             let name = if tn { "TN" } else { "NN" };
             // Correctness once, before timing.
             let check = (|| -> Res<String> {
-                ours(&g, &mut sets[0], m, n, k, tn)?;
+                let kernel = ours(&g, &mut sets[0], m, n, k, tn)?;
                 let x: Vec<bf16> = stream.clone_dtoh(&sets[0].c)?;
                 cublas(&blas, &mut sets[0], m, n, k, tn)?;
                 let y: Vec<bf16> = stream.clone_dtoh(&sets[0].c)?;
@@ -216,9 +268,9 @@ fn run() -> Res<()> {
                     })
                     .count();
                 Ok(if bad == 0 {
-                    "ok".into()
+                    format!("ok  {kernel}")
                 } else {
-                    format!("MISMATCH ({bad} elements)")
+                    format!("MISMATCH ({bad} elements)  {kernel}")
                 })
             })();
             let theirs = time_ms(&stream, args.iters, &mut sets, |s| {
@@ -226,11 +278,17 @@ fn run() -> Res<()> {
             })?;
             let (ours_tf, ratio, check) = match check {
                 Ok(c) => {
-                    let t = time_ms(&stream, args.iters, &mut sets, |s| ours(&g, s, m, n, k, tn))?;
+                    let t = time_ms(&stream, args.iters, &mut sets, |s| {
+                        ours(&g, s, m, n, k, tn).map(drop)
+                    })?;
                     let tf = flops / (t as f64 * 1e-3) / 1e12;
                     let gbs = bytes as f64 / (t as f64 * 1e-3) / 1e9;
                     (
-                        format!("{tf:10.1} ({:4.1}%) {gbs:7.0} GB/s", tf / 9.89),
+                        format!(
+                            "{tf:10.1} ({:4.1}%) {gbs:7.0} GB/s ({:3.0}% of copy)",
+                            tf / 9.89,
+                            100.0 * gbs / copy
+                        ),
                         format!("{:7.2}", t.recip() / theirs.recip()),
                         c,
                     )
@@ -240,11 +298,12 @@ fn run() -> Res<()> {
             let theirs_tf = flops / (theirs as f64 * 1e-3) / 1e12;
             let theirs_gbs = bytes as f64 / (theirs as f64 * 1e-3) / 1e9;
             println!(
-                "{:>20} {:>6} {} {:>10.1} {theirs_gbs:7.0} GB/s {}  {}",
+                "{:>20} {:>6} {} {:>10.1} {theirs_gbs:7.0} GB/s ({:3.0}% of copy) {}  {}",
                 format!("{m}x{n}x{k}"),
                 name,
                 ours_tf,
                 theirs_tf,
+                100.0 * theirs_gbs / copy,
                 ratio,
                 check
             );

@@ -434,7 +434,7 @@ fn i32_overflow_of_dimensions() {
     assert!(matches!(plan(&d), Err(Error::Overflow { .. })));
     // Grid limits (batch goes to grid.z <= 65535).
     assert!(matches!(
-        grid_dims(&SIMPLE_KERNEL, 16, 16, 70_000, 132),
+        grid_dims(&SIMPLE_KERNEL, 16, 16, 70_000, 132, 1),
         Err(Error::Overflow {
             what: "grid.z (batch)",
             ..
@@ -527,9 +527,13 @@ fn kernel_names() {
     let ds = dispatch(&desc(256, 256, 64), "bf16", "f32", (8, 0), 1000).unwrap();
     // Too few 128x128 tiles to fill 1000 SMs: the smaller tile wins.
     assert_eq!(ds.kernel, "ferrocute_sm80_64x64x32_s3_kk_bf16_f32");
-    // On Hopper the TMA kernel takes aligned problems.
-    let ds = dispatch(&desc(256, 256, 64), "bf16", "bf16", (9, 0), 132).unwrap();
+    // On Hopper the TMA kernels take aligned problems: the large pingpong tile when it
+    // fills the GPU, else small tiles.
+    let ds = dispatch(&desc(2048, 2048, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16");
+    let ds = dispatch(&desc(256, 256, 64), "bf16", "bf16", (9, 0), 132).unwrap();
+    assert_eq!(ds.kernel, "ferrocute_sm90_splitk_64x128x64_s9_kk_bf16_bf16");
+    assert_eq!((ds.grid, ds.cluster), ((1, 8, 1), 1));
 }
 
 #[test]
@@ -707,6 +711,91 @@ fn gpu_batched_and_broadcast() {
     }
 }
 
+/// The small-tile split-K cluster kernel on Hopper (small M, or under half a wave of large
+/// tiles): every K-split count (1, 2, 4, 8), M at and around the 64-row tile edges and over
+/// several tiles, every transpose, alpha/beta, batches, two type pairs.
+#[test]
+fn gpu_split_k() {
+    let Some(g) = gpu() else { return };
+    let mut rng = Rng(11);
+    // (m, n, k, batch, K splits expected on a 132-SM Hopper part with a column-major C)
+    let cases = [
+        (1, 7, 4096, 1, 4),
+        (8, 64, 8192, 1, 8),
+        (7, 129, 1000, 1, 1),
+        (16, 129, 4104, 1, 4),
+        (16, 200, 1504, 3, 1),
+        (64, 333, 776, 1, 1),
+        (65, 300, 2000, 1, 2),
+        (127, 1000, 640, 1, 1),
+        (128, 128, 64, 1, 1),
+        (300, 500, 2048, 1, 2),
+    ];
+    for (i, &(m, n, k, batch, splits)) in cases.iter().enumerate() {
+        for la in LAYOUTS {
+            for lb in LAYOUTS {
+                for lc in LAYOUTS {
+                    let cs = Case {
+                        m,
+                        n,
+                        k,
+                        la,
+                        lb,
+                        lc,
+                        pad: if i % 2 == 0 { ALIGN8 } else { ALIGN8_C_ODD },
+                        batch,
+                        broadcast_b: false,
+                        alpha: if i % 3 == 0 { 1.0 } else { -1.25 },
+                        beta: if i % 2 == 0 { 0.0 } else { 0.5 },
+                    };
+                    let full = (m * n * k * batch) <= 4_000_000;
+                    let samples = if full { None } else { Some(2048) };
+                    if i % 2 == 0 {
+                        run_case::<bf16, bf16>(&g, &mut rng, &cs, samples);
+                    } else {
+                        run_case::<f16, f32>(&g, &mut rng, &cs, samples);
+                    }
+                }
+            }
+        }
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", g.compute_capability(), 132).unwrap();
+        if g.compute_capability().0 == 9 {
+            assert!(ds.kernel.contains("splitk"), "{m}x{n}x{k}: {}", ds.kernel);
+            if std::env::var_os("FERROCUTE_SPLIT_K").is_none() {
+                assert_eq!(ds.cluster, splits, "{m}x{n}x{k}: K splits");
+            }
+        }
+    }
+}
+
+/// One small split-K problem per operand layout (4 CTAs per cluster on a 132-SM Hopper
+/// part), small enough to run under compute-sanitizer.
+#[test]
+fn gpu_split_k_small() {
+    let Some(g) = gpu() else { return };
+    let mut rng = Rng(13);
+    for la in LAYOUTS {
+        for lb in LAYOUTS {
+            let cs = Case {
+                m: 16,
+                n: 129,
+                k: 4096,
+                la,
+                lb,
+                lc: Layout::ColMajor,
+                pad: ALIGN8,
+                batch: 1,
+                broadcast_b: false,
+                alpha: 1.0,
+                beta: 0.5,
+            };
+            run_case::<bf16, bf16>(&g, &mut rng, &cs, None);
+        }
+    }
+}
+
 /// cuBLAS reference (column-major) for the logical problem, f32 compute.
 #[allow(clippy::too_many_arguments)]
 fn cublas_ref<TI: DeviceRepr, TO: DeviceRepr>(
@@ -821,6 +910,24 @@ fn gpu_large_vs_cublas() {
             Layout::RowMajor,
             Layout::ColMajor,
             4,
+        ),
+        (
+            16,
+            4096,
+            4096,
+            Layout::RowMajor,
+            Layout::ColMajor,
+            Layout::ColMajor,
+            1,
+        ),
+        (
+            128,
+            4096,
+            4096,
+            Layout::ColMajor,
+            Layout::ColMajor,
+            Layout::ColMajor,
+            1,
         ),
     ];
     for ((m, n, k, la, lb, lc, batch), pad) in cases.into_iter().flat_map(|c| [(c, 0), (c, ALIGN8)])

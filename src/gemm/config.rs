@@ -9,7 +9,7 @@ use super::error::Error;
 use super::plan::{GemmDesc, Plan};
 use crate::kernel_config::{
     Sm80Config, Sm80_128x128x32S3, Sm80_128x256x32S4, Sm80_64x64x32S3, Sm90Config,
-    Sm90_128x128x64S6Pp,
+    Sm90_128x128x64S6Pp, SplitK64x128x64S9, SplitKConfig,
 };
 
 /// How a kernel takes its arguments.
@@ -73,6 +73,9 @@ pub enum GridKind {
     Raster1D,
     /// `(min(tiles_m * tiles_n * batch, SMs), 1, 1)`: persistent blocks walk all tiles.
     Persistent,
+    /// `(splits, tiles_n * tiles_m, batch)` in clusters of `(splits, 1, 1)`: the CTAs of a
+    /// cluster split K and sum their partial tiles in distributed shared memory.
+    SplitK,
 }
 
 /// The table entry of an Ampere-class configuration type: geometry straight from the
@@ -94,23 +97,57 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
     }
 }
 
-/// The table entry of a Hopper configuration type (sm_90a only: TMA + WGMMA).
-const fn sm90<C: Sm90Config>() -> KernelConfig {
+/// A Hopper table entry (sm_90a only: TMA + WGMMA, 16-byte aligned operands).
+const fn hopper(
+    name: &'static str,
+    module: &'static str,
+    tile: [usize; 3],
+    threads: usize,
+    smem_bytes: usize,
+    grid: GridKind,
+) -> KernelConfig {
     KernelConfig {
-        name: C::NAME,
-        module: "sm90_gemm",
-        tile_m: C::TILE[0] as u32,
-        tile_n: C::TILE[1] as u32,
-        tile_k: C::TILE[2] as u32,
-        threads: C::THREADS as u32,
-        smem_bytes: C::SMEM_BYTES as u32,
+        name,
+        module,
+        tile_m: tile[0] as u32,
+        tile_n: tile[1] as u32,
+        tile_k: tile[2] as u32,
+        threads: threads as u32,
+        smem_bytes: smem_bytes as u32,
         min_arch: (9, 0),
         align_elems: 8,
         extent_align_elems: 1,
         path: LaunchPath::TensorMaps,
-        grid: GridKind::Persistent,
+        grid,
     }
 }
+
+/// The table entry of a Hopper configuration type (persistent TMA + WGMMA kernel).
+const fn sm90<C: Sm90Config>() -> KernelConfig {
+    hopper(
+        C::NAME,
+        "sm90_gemm",
+        C::TILE,
+        C::THREADS,
+        C::SMEM_BYTES,
+        GridKind::Persistent,
+    )
+}
+
+/// The table entry of a Hopper small-tile configuration (K split over a cluster).
+const fn splitk<C: SplitKConfig>() -> KernelConfig {
+    hopper(
+        C::NAME,
+        "sm90_splitk",
+        C::TILE,
+        C::THREADS,
+        C::SMEM_BYTES,
+        GridKind::SplitK,
+    )
+}
+
+/// Kernels for small problems: `m <= 128`, or under half a wave of the large Hopper tile.
+pub static SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x128x64S9>()];
 
 /// Fast kernels, in order of preference (largest tile first).
 pub static FAST_KERNELS: &[KernelConfig] = &[
@@ -150,6 +187,10 @@ pub fn embedded_cubin(module: &str) -> Option<(&'static [u8], (i32, i32))> {
             include_bytes!(concat!(env!("OUT_DIR"), "/sm90_gemm.sm_90a.cubin")),
             (9, 0),
         )),
+        "sm90_splitk" => Some((
+            include_bytes!(concat!(env!("OUT_DIR"), "/sm90_splitk.sm_90a.cubin")),
+            (9, 0),
+        )),
         _ => None,
     }
 }
@@ -164,6 +205,7 @@ pub fn embedded_ptx(module: &str) -> Option<&'static str> {
     match module {
         "sm80_gemm" => Some(include_str!(concat!(env!("OUT_DIR"), "/sm80_gemm.ptx"))),
         "sm90_gemm" => Some(include_str!(concat!(env!("OUT_DIR"), "/sm90_gemm.ptx"))),
+        "sm90_splitk" => Some(include_str!(concat!(env!("OUT_DIR"), "/sm90_splitk.ptx"))),
         _ => None,
     }
 }
@@ -174,11 +216,13 @@ pub const MAX_GRID_X: u64 = i32::MAX as u64;
 pub const MAX_GRID_YZ: u64 = 65535;
 
 /// Grid for a problem: `(ceil(m / tile_m), ceil(n / tile_n), batch)`, or for kernels that
-/// rasterise their own tiles `(ceil(m / tile_m) * ceil(n / tile_n), 1, batch)`.
+/// rasterise their own tiles `(ceil(m / tile_m) * ceil(n / tile_n), 1, batch)`; see
+/// [`GridKind`]. `splits` is the cluster size of [`GridKind::SplitK`] kernels (else 1).
 ///
 /// ```
-/// use ferrocute::gemm::config::{grid_dims, SIMPLE_KERNEL};
-/// assert_eq!(grid_dims(&SIMPLE_KERNEL, 130, 16, 2, 132).unwrap(), (3, 1, 2));
+/// use ferrocute::gemm::config::{grid_dims, SIMPLE_KERNEL, SMALL_M_KERNELS};
+/// assert_eq!(grid_dims(&SIMPLE_KERNEL, 130, 16, 2, 132, 1).unwrap(), (3, 1, 2));
+/// assert_eq!(grid_dims(&SMALL_M_KERNELS[0], 16, 4096, 1, 132, 4).unwrap(), (4, 32, 1));
 /// ```
 pub fn grid_dims(
     cfg: &KernelConfig,
@@ -186,6 +230,7 @@ pub fn grid_dims(
     n: i32,
     batch: i32,
     sm_count: u32,
+    splits: u32,
 ) -> Result<(u32, u32, u32), Error> {
     let tm = (m.max(0) as u64).div_ceil(cfg.tile_m.max(1) as u64);
     let tn = (n.max(0) as u64).div_ceil(cfg.tile_n.max(1) as u64);
@@ -194,6 +239,7 @@ pub fn grid_dims(
         GridKind::Tiles2D => (tm, tn, b),
         GridKind::Raster1D => (tm * tn, 1, b),
         GridKind::Persistent => ((tm * tn * b).min(sm_count.max(1) as u64), 1, 1),
+        GridKind::SplitK => (splits.max(1) as u64, tm * tn, b),
     };
     let check = |what, v: u64, limit: u64| {
         if v > limit {
@@ -207,8 +253,8 @@ pub fn grid_dims(
         }
     };
     Ok((
-        check("grid.x (m tiles)", gx, MAX_GRID_X)?,
-        check("grid.y (n tiles)", gy, MAX_GRID_YZ)?,
+        check("grid.x (tiles)", gx, MAX_GRID_X)?,
+        check("grid.y (tiles)", gy, MAX_GRID_YZ)?,
         check("grid.z (batch)", gz, MAX_GRID_YZ)?,
     ))
 }
@@ -241,7 +287,8 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 /// `cc` with `sm_count` multiprocessors.
 ///
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. The first eligible
-/// kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
+/// [`SMALL_M_KERNELS`] entry wins for `m <= 128`, and when the preferred fast tile would fill
+/// under half the SMs. Otherwise the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
 /// elsewhere) is used; within it the first (largest) tile that yields at least one block
 /// per SM wins, else the one with the most blocks. Otherwise the simple kernel.
 ///
@@ -261,6 +308,25 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
                 && plan.fast_aligned(c.align_elems, c.extent_align_elems)
                 && (c.path != LaunchPath::TensorMaps || tma_ok(plan))
         };
+        if let Some(cfg) = forced_kernel().filter(eligible) {
+            return Ok(cfg);
+        }
+        let tiles = |c: &KernelConfig| {
+            (plan.m as u64).div_ceil(c.tile_m.max(1) as u64)
+                * (plan.n as u64).div_ceil(c.tile_n.max(1) as u64)
+                * plan.batch.max(1) as u64
+        };
+        // Small M, or under half a wave of the largest tile: small tiles (and, for long K,
+        // a K split) instead of idle SMs.
+        if let Some(small) = SMALL_M_KERNELS.iter().find(eligible) {
+            let few_tiles = FAST_KERNELS
+                .iter()
+                .find(eligible)
+                .is_some_and(|big| 2 * tiles(big) <= sm_count as u64);
+            if plan.m <= 128 || few_tiles {
+                return Ok(small);
+            }
+        }
         // The best kernel family for this GPU (the table lists the fastest first), then
         // within it the largest tile that still gives every SM a block.
         if let Some(first) = FAST_KERNELS.iter().find(eligible) {
@@ -270,9 +336,7 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
                 .filter(eligible)
                 .filter(|c| c.module == first.module)
             {
-                let tiles = (plan.m as u64).div_ceil(cfg.tile_m.max(1) as u64)
-                    * (plan.n as u64).div_ceil(cfg.tile_n.max(1) as u64)
-                    * plan.batch.max(1) as u64;
+                let tiles = tiles(cfg);
                 if tiles >= sm_count as u64 {
                     return Ok(cfg);
                 }
@@ -326,6 +390,62 @@ pub struct Dispatch {
     pub kernel: String,
     /// Grid dimensions (blocks).
     pub grid: (u32, u32, u32),
+    /// CTAs per cluster along x (1: no cluster); the K splits of a [`GridKind::SplitK`] kernel.
+    pub cluster: u32,
+}
+
+/// The kernel named by `FERROCUTE_KERNEL` (a [`KernelConfig::name`] from the tables), for
+/// tuning; it is used only where it is eligible.
+fn forced_kernel() -> Option<&'static KernelConfig> {
+    static FORCED: std::sync::OnceLock<Option<&'static KernelConfig>> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(|| {
+        let name = std::env::var("FERROCUTE_KERNEL").ok()?;
+        SMALL_M_KERNELS
+            .iter()
+            .chain(FAST_KERNELS)
+            .find(|c| c.name == name)
+    })
+}
+
+/// The K splits (cluster size) of a [`GridKind::SplitK`] kernel: doubled while the CTAs
+/// stay within half the SMs and every split keeps at least 16 k-tiles, up to 8 (the portable
+/// cluster size). Measured on an H100: splitting costs a cluster launch and a reduction
+/// through distributed shared memory, and only pays on long K with few tiles
+/// (BENCHMARKS.md). `FERROCUTE_SPLIT_K` (1, 2, 4 or 8) overrides it, for tuning.
+///
+/// ```
+/// use ferrocute::gemm::config::{split_k, SMALL_M_KERNELS};
+/// let cfg = &SMALL_M_KERNELS[0];
+/// # if std::env::var_os("FERROCUTE_SPLIT_K").is_none() {
+/// assert_eq!(split_k(cfg, 16, 4096, 4096, 1, 132), 2);   // 32 tiles x 2 = 64 CTAs
+/// assert_eq!(split_k(cfg, 1, 64, 8192, 1, 132), 8);      // one tile, 128 k-tiles
+/// assert_eq!(split_k(cfg, 16, 4096, 1024, 1, 132), 1);   // 16 k-tiles: nothing to split
+/// assert_eq!(split_k(cfg, 128, 4096, 4096, 1, 132), 1);  // 64 tiles
+/// # }
+/// ```
+pub fn split_k(cfg: &KernelConfig, m: i32, n: i32, k: i32, batch: i32, sm_count: u32) -> u32 {
+    if cfg.grid != GridKind::SplitK {
+        return 1;
+    }
+    static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    let forced = *OVERRIDE.get_or_init(|| {
+        std::env::var("FERROCUTE_SPLIT_K")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|s| matches!(s, 1 | 2 | 4 | 8))
+    });
+    if let Some(s) = forced {
+        return s;
+    }
+    let tiles = (m.max(0) as u64).div_ceil(cfg.tile_m.max(1) as u64)
+        * (n.max(0) as u64).div_ceil(cfg.tile_n.max(1) as u64)
+        * batch.max(1) as u64;
+    let k_tiles = (k.max(0) as u64).div_ceil(cfg.tile_k.max(1) as u64);
+    let mut s = 1u64;
+    while s < 8 && 4 * tiles * s <= sm_count as u64 && k_tiles >= 16 * 2 * s {
+        s *= 2;
+    }
+    s as u32
 }
 
 /// Validation + kernel selection + grid, without touching a device.
@@ -353,14 +473,17 @@ pub fn dispatch(
             config: None,
             kernel: String::new(),
             grid: (0, 0, 0),
+            cluster: 1,
         });
     }
     let cfg = select(&plan, cc, sm_count)?;
-    let grid = grid_dims(cfg, plan.m, plan.n, plan.batch, sm_count)?;
+    let cluster = split_k(cfg, plan.m, plan.n, plan.k, plan.batch, sm_count);
+    let grid = grid_dims(cfg, plan.m, plan.n, plan.batch, sm_count, cluster)?;
     Ok(Dispatch {
         plan,
         config: Some(cfg),
         kernel: kernel_name(cfg, plan.a.k_major, plan.b.k_major, input, output),
         grid,
+        cluster,
     })
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::{result, sys, CudaContext, CudaStream, DeviceRepr};
 
-use super::config::KernelConfig;
+use super::config::{GridKind, KernelConfig};
 use super::error::Error;
 
 /// Mirror of `struct GemmParams` in `src/kernels/gemm_params.h` (by value).
@@ -283,7 +283,8 @@ fn module_text(module: &str) -> Result<String, String> {
 }
 
 /// Enqueues `func(args...)` on `stream` without synchronising the host, with the block
-/// size and dynamic shared memory of `cfg`.
+/// size and dynamic shared memory of `cfg`; [`GridKind::SplitK`] kernels go in clusters of
+/// `(cluster, 1, 1)` blocks, as programmatic dependent launches.
 ///
 /// # Safety
 /// - `args` holds one pointer per parameter of `func`'s C signature, each pointing at a
@@ -296,6 +297,7 @@ unsafe fn enqueue(
     func: &Func,
     kernel: &str,
     grid: (u32, u32, u32),
+    cluster: u32,
     cfg: &KernelConfig,
     args: &mut [*mut c_void],
 ) -> Result<(), Error> {
@@ -304,22 +306,67 @@ unsafe fn enqueue(
         reason: driver_msg(e),
     };
     stream.context().bind_to_thread().map_err(launch_err)?;
-    // # Safety
-    // - The arguments are the caller's promise (above).
-    // - `func`'s module is alive (held by `func`) and its context is bound; grid, block
-    //   and dynamic shared memory come from the kernel table and were range-checked, and
-    //   a dynamic shared memory above 48 KiB was enabled when the function was loaded.
-    unsafe {
-        result::launch_kernel(
-            func.raw,
-            grid,
-            (cfg.threads, 1, 1),
-            cfg.smem_bytes,
-            stream.cu_stream(),
-            args,
-        )
+    if cfg.grid != GridKind::SplitK {
+        // # Safety
+        // - The arguments are the caller's promise (above).
+        // - `func`'s module is alive (held by `func`) and its context is bound; grid, block
+        //   and dynamic shared memory come from the kernel table and were range-checked,
+        //   and a dynamic shared memory above 48 KiB was enabled when the function was
+        //   loaded.
+        return unsafe {
+            result::launch_kernel(
+                func.raw,
+                grid,
+                (cfg.threads, 1, 1),
+                cfg.smem_bytes,
+                stream.cu_stream(),
+                args,
+            )
+        }
+        .map_err(launch_err);
     }
-    .map_err(launch_err)
+    let mut attrs = [
+        sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+            pad: [0; 4],
+            value: sys::CUlaunchAttributeValue {
+                clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+                    x: cluster.max(1),
+                    y: 1,
+                    z: 1,
+                },
+            },
+        },
+        sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+            pad: [0; 4],
+            value: sys::CUlaunchAttributeValue {
+                programmaticStreamSerializationAllowed: 1,
+            },
+        },
+    ];
+    let config = sys::CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: grid.2,
+        blockDimX: cfg.threads,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: cfg.smem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
+    };
+    // # Safety
+    // - As above; in addition `config` and `attrs` live on this frame until the call
+    //   returns, and `grid.0` is a multiple of `cluster` (the split-K grid is
+    //   `(splits, tiles, batch)` with `cluster = splits <= 8`, the portable limit).
+    // - Programmatic stream serialization lets the kernel start before the previous one in
+    //   the stream has finished: the split-K kernels execute `griddepcontrol.wait` before
+    //   their first global memory access (src/kernels/sm90_splitk.cuh).
+    unsafe { sys::cuLaunchKernelEx(&config, func.raw, args.as_mut_ptr(), std::ptr::null_mut()) }
+        .result()
+        .map_err(launch_err)
 }
 
 /// Enqueues `func(params)` on `stream` without synchronising the host.
@@ -348,7 +395,7 @@ pub(crate) fn launch_params(
     //   inside their views, C/D does not overlap A or B, all values fit the
     //   kernel's int32/int64 fields, and the buffers are borrowed (and, via
     //   cudarc's events, kept alive) until the kernel completes.
-    unsafe { enqueue(stream, func, kernel, grid, cfg, &mut args) }
+    unsafe { enqueue(stream, func, kernel, grid, 1, cfg, &mut args) }
 }
 
 /// Enqueues a TMA kernel `func(params, tma_a, tma_b)` on `stream`.
@@ -361,6 +408,7 @@ pub(crate) fn launch_tma(
     func: &Func,
     kernel: &str,
     grid: (u32, u32, u32),
+    cluster: u32,
     cfg: &KernelConfig,
     params: &GemmParams,
     tma_a: &sys::CUtensorMap,
@@ -377,12 +425,12 @@ pub(crate) fn launch_tma(
     // # Safety
     // - `func` is an sm_90a entry point whose C signature is
     //   `(GemmParams, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap)`
-    //   (src/kernels/sm90_gemm.cuh); `args` points at three values of those types on this
-    //   frame.
+    //   (src/kernels/sm90_gemm.cuh, sm90_splitk.cuh); `args` points at three values of
+    //   those types on this frame.
     // - The tensor maps were encoded over the same base pointers, extents and strides as
     //   `params`, all checked by `plan::plan` to lie inside the borrowed buffers; TMA
     //   zero-fills reads past the extents and the kernel predicates every store.
-    unsafe { enqueue(stream, func, kernel, grid, cfg, &mut args) }
+    unsafe { enqueue(stream, func, kernel, grid, cluster, cfg, &mut args) }
 }
 
 /// One operand's TMA view, as `sm90_gemm.cuh` expects it: dims `{contiguous, outer, L}`,

@@ -279,6 +279,7 @@ impl Gemm {
                 &func,
                 &d.kernel,
                 d.grid,
+                d.cluster,
                 cfg,
                 &params,
                 &ta,

@@ -1,0 +1,25 @@
+// Instantiation unit for the sm_90a small-M split-K kernels (contract: sm90_splitk.cuh).
+// Build: nvcc -gencode=arch=compute_90a,code=compute_90a --ptx -O3 -DNDEBUG --expt-relaxed-constexpr
+//        -std=c++17 -I<cutlass>/include -I src/kernels
+//        -DFERROCUTE_SPLITK_CONFIG_HEADER='"<generated header>"' src/kernels/sm90_splitk.cu
+// The config header (rendered by build.rs from src/kernel_config.rs) defines
+// FERROCUTE_SPLITK_CONFIGS(X) calling X(cfgname, CfgType) per config.
+#include "sm90_splitk.cuh"
+
+#include FERROCUTE_SPLITK_CONFIG_HEADER
+
+#define FERROCUTE_SPLITK_TYPES(name, Cfg, am, bm)        \
+  FERROCUTE_SPLITK_DEFINE(name, Cfg, am, bm, bf16, bf16) \
+  FERROCUTE_SPLITK_DEFINE(name, Cfg, am, bm, bf16, f16)  \
+  FERROCUTE_SPLITK_DEFINE(name, Cfg, am, bm, bf16, f32)  \
+  FERROCUTE_SPLITK_DEFINE(name, Cfg, am, bm, f16, bf16)  \
+  FERROCUTE_SPLITK_DEFINE(name, Cfg, am, bm, f16, f16)   \
+  FERROCUTE_SPLITK_DEFINE(name, Cfg, am, bm, f16, f32)
+
+#define FERROCUTE_SPLITK_MAJORS(name, Cfg) \
+  FERROCUTE_SPLITK_TYPES(name, Cfg, k, k)  \
+  FERROCUTE_SPLITK_TYPES(name, Cfg, k, n)  \
+  FERROCUTE_SPLITK_TYPES(name, Cfg, m, k)  \
+  FERROCUTE_SPLITK_TYPES(name, Cfg, m, n)
+
+FERROCUTE_SPLITK_CONFIGS(FERROCUTE_SPLITK_MAJORS)

@@ -1,0 +1,361 @@
+// ferrocute: Hopper (sm_90a) GEMM for small M (skinny problems such as 16 x 4096 x 4096).
+//
+// Computes, like sm90_gemm.cuh (gemm_params.h convention),
+//     D(m,n,l) = alpha * sum_k A(m,k,l) B(n,k,l) + beta * C(m,n,l)
+// with f32 accumulation; beta == 0 never reads C.
+//
+// Why a second kernel: with M <= 128 the 128x128 tiles of the main kernel give N/128 CTAs
+// (32 for N = 4096), far fewer than the 132 SMs needed to pull B from HBM at full speed.
+// This kernel
+//   * swaps the operands inside the CTA: the large dimension N fills WGMMA's M (two consumer
+//     warpgroups x 64 rows of B), the small M is WGMMA's N (TM = 64 or 128 columns), so no
+//     tensor-core work is wasted on padding M up to 128;
+//   * splits K over a thread-block cluster of `splits` CTAs (cluster (splits,1,1) spans
+//     grid.x), so N/128 * splits CTAs stream B; the partial tiles are summed through
+//     distributed shared memory, with no global workspace and no atomics. Each CTA of the
+//     cluster reduces and stores 128/splits rows of N.
+//
+// =====================================================================================
+// CONFIG SCHEMA
+// =====================================================================================
+//   struct Cfg {
+//     using TileShape = cute::Shape<cute::Int<TM>, cute::Int<TN>, cute::Int<BK>>;
+//                       // TM: M per CTA (WGMMA N), multiple of 64, <= 256;
+//                       // TN = 128: N per CTA (2 consumer warpgroups x 64);
+//                       // BK: multiple of 64
+//     static constexpr int Stages = 7;
+//     using SmemLayoutAtomK  = GMMA::Layout_K_SW128_Atom<16-bit> as in sm90_gemm.cuh;
+//     using SmemLayoutAtomMN = GMMA::Layout_MN_SW128_Atom<16-bit>;
+//   };
+//
+// ENTRY POINTS: ferrocute_sm90_splitk_<TM>x<TN>x<BK>_s<S>_<am><bm>_<in>_<out>, same parameters
+// and tensor-map contract as sm90_gemm.cuh with BM := TM and BN := TN (box {64,TM} for a K-major
+// A, {64,BK} for an M-major A, {64,TN} / {64,BK} for B).
+//
+// LAUNCH FORMULA
+//   grid    = (splits, ceil(N/TN) * ceil(M/TM), batch), splits in {1,2,4,8}
+//   cluster = (splits, 1, 1)         (cuLaunchKernelEx attribute; none needed for splits = 1)
+//   programmatic stream serialization may be allowed (PDL): the kernel waits on
+//   griddepcontrol.wait before its first global memory access
+//   block   = (384, 1, 1)            warpgroup 0: producer (one TMA thread); 1,2: consumers
+//   dynamic smem = 1024 + roundup(Stages*(TM+TN)*BK*2 + Stages*16, 1024)
+//                  (the (TN, TM+8) f32 partial tile reuses the pipeline and must fit in it)
+//   CTA x of a cluster owns k-tiles [x*per, (x+1)*per), per = ceil(ceil(K/BK)/splits).
+//   The kernel traps on blockDim != 384, too little dynamic smem, or splits not dividing TN.
+#pragma once
+
+#include "sm90_gemm.cuh"
+
+namespace ferrocute {
+namespace sm90 {
+
+template <class Cfg>
+struct SplitKDerived {
+  static constexpr int TM = size<0>(typename Cfg::TileShape{});
+  static constexpr int TN = size<1>(typename Cfg::TileShape{});
+  static constexpr int BK = size<2>(typename Cfg::TileShape{});
+  static constexpr int S = Cfg::Stages;
+  static constexpr int kWBytes = TN * BK * 2;
+  static constexpr int kXBytes = TM * BK * 2;
+  static constexpr int kStageBytes = kWBytes + kXBytes;
+  // Row stride (floats) of the partial tile: = 8 (mod 32), so the float2 stores of a
+  // half-warp (4 rows x 8 columns) hit 32 distinct banks.
+  static constexpr int kRedLd = TM + 8;
+  static_assert(TN * kRedLd * 4 <= S * kStageBytes, "the partial tile must fit the pipeline");
+};
+
+template <class Cfg>
+struct alignas(1024) SplitKStorage {
+  using D = SplitKDerived<Cfg>;
+  // B tiles (TN, BK) x S, then A tiles (TM, BK) x S, both 1024-aligned. Once the mainloop
+  // is over, the same bytes hold this CTA's partial (TN, TM) tile, M contiguous.
+  uint8_t pipe[D::S * D::kStageBytes];
+  uint64_t full[D::S];
+  uint64_t empty[D::S];
+  __device__ uint8_t* w() { return pipe; }
+  __device__ uint8_t* x() { return pipe + D::S * D::kWBytes; }
+  __device__ float* red() { return reinterpret_cast<float*>(pipe); }
+};
+
+template <class Cfg>
+__host__ __device__ constexpr int splitk_smem_bytes() {
+  return int(sizeof(SplitKStorage<Cfg>)) + 1024;
+}
+
+// barrier.cluster with release/acquire semantics; the "memory" clobber keeps the compiler
+// from moving shared-memory accesses across it.
+__device__ __forceinline__ void cluster_sync_all() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+// The shared::cluster address of `addr` (a shared::cta address) in CTA `rank` of the cluster.
+__device__ __forceinline__ uint32_t map_to_rank(uint32_t addr, uint32_t rank) {
+  uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
+  return r;
+}
+
+__device__ __forceinline__ float4 ld_cluster_f4(uint32_t addr) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
+
+template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out>
+__device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap const* tma_a,
+                                              CUtensorMap const* tma_b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using D = SplitKDerived<Cfg>;
+  constexpr int TM = D::TM, TN = D::TN, BK = D::BK, S = D::S;
+  static_assert(TN == 128, "TN must be 128 (2 consumer warpgroups x 64 rows of N)");
+  static_assert(TM % 64 == 0 && TM >= 64 && TM <= 256, "TM must be 64..256, multiple of 64");
+  static_assert(BK % 64 == 0, "BK must be a multiple of 64");
+  static_assert(std::is_same<typename Cfg::SmemLayoutAtomK, GMMA::Layout_K_SW128_Atom<In>>::value,
+                "SmemLayoutAtomK must be the 128B-swizzle K-major GMMA atom");
+  static_assert(std::is_same<typename Cfg::SmemLayoutAtomMN, GMMA::Layout_MN_SW128_Atom<In>>::value,
+                "SmemLayoutAtomMN must be the 128B-swizzle MN-major GMMA atom");
+
+  // WGMMA's A operand is the B tile (N rows), its B operand the A tile (M columns).
+  constexpr GMMA::Major MajW = BKMajor ? GMMA::Major::K : GMMA::Major::MN;
+  constexpr GMMA::Major MajX = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
+  using SmemLayoutW = decltype(conditional_return<BKMajor>(
+      tile_to_shape(typename Cfg::SmemLayoutAtomK{}, make_shape(Int<TN>{}, Int<BK>{}, Int<S>{}),
+                    Step<_1, _2, _3>{}),
+      tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<TN>{}, Int<BK>{}, Int<S>{}),
+                    Step<_2, _1, _3>{})));
+  using SmemLayoutX = decltype(conditional_return<AKMajor>(
+      tile_to_shape(typename Cfg::SmemLayoutAtomK{}, make_shape(Int<TM>{}, Int<BK>{}, Int<S>{}),
+                    Step<_1, _2, _3>{}),
+      tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<TM>{}, Int<BK>{}, Int<S>{}),
+                    Step<_2, _1, _3>{})));
+  using MmaOp = decltype(GMMA::ss_op_selector<In, In, float, Shape<_64, Int<TM>, Int<BK>>, MajW, MajX>());
+  using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<_2, _1, _1>>{}));
+
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem_aligned = reinterpret_cast<uint8_t*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  SplitKStorage<Cfg>& ss = *reinterpret_cast<SplitKStorage<Cfg>*>(smem_aligned);
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int wg = warp / 4;
+  const int splits = gridDim.x;   // the cluster spans grid.x
+  const int rank = blockIdx.x;
+
+  if (tid == 0) {
+    if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(splitk_smem_bytes<Cfg>()) ||
+        TN % splits != 0)
+      __trap();
+    for (int s = 0; s < S; ++s) {
+      cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
+      cutlass::arch::ClusterBarrier::init(&ss.empty[s], 256);
+    }
+    cutlass::arch::fence_barrier_init();
+  }
+  __syncthreads();
+  // Programmatic dependent launch (a no-op without the launch attribute): the next kernel
+  // in the stream may start its CTAs on free SMs now, and this grid touches global memory
+  // only once the previous grid has completed and its writes are visible.
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+
+  const int M = p.m, N = p.n, K = p.k;
+  const int tiles_n = (N + TN - 1) / TN;
+  const int n0 = (blockIdx.y % tiles_n) * TN;
+  const int m0 = (blockIdx.y / tiles_n) * TM;
+  const int l = blockIdx.z;
+  const int k_tiles = (K + BK - 1) / BK;
+  const int per = (k_tiles + splits - 1) / splits;
+  const int kt_begin = min(k_tiles, rank * per);
+  const int kt_end = min(k_tiles, kt_begin + per);
+
+  if (wg == 0) {
+    // ============================ PRODUCER ============================
+    cutlass::arch::warpgroup_reg_dealloc<40>();
+    if (warp == 0 && cute::elect_one_sync()) {
+      cute::prefetch_tma_descriptor(tma_a);
+      cute::prefetch_tma_descriptor(tma_b);
+      constexpr uint64_t hint = uint64_t(TMA::CacheHintSm90::EVICT_NORMAL);
+      int stage = 0;
+      uint32_t phase = 1;   // the first wait on each empty barrier passes at once
+      for (int kt = kt_begin; kt < kt_end; ++kt) {
+        cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
+        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
+                                                                       D::kStageBytes);
+        uint8_t* sw = ss.w() + stage * D::kWBytes;
+        uint8_t* sx = ss.x() + stage * D::kXBytes;
+        const int k0 = kt * BK;
+        if constexpr (BKMajor) {
+          CUTE_UNROLL
+          for (int i = 0; i < BK / 64; ++i)
+            SM90_TMA_LOAD_3D::copy(tma_b, &ss.full[stage], hint, sw + i * TN * 64 * 2,
+                                   k0 + i * 64, n0, l);
+        } else {
+          CUTE_UNROLL
+          for (int i = 0; i < TN / 64; ++i)
+            SM90_TMA_LOAD_3D::copy(tma_b, &ss.full[stage], hint, sw + i * 64 * BK * 2,
+                                   n0 + i * 64, k0, l);
+        }
+        if constexpr (AKMajor) {
+          CUTE_UNROLL
+          for (int i = 0; i < BK / 64; ++i)
+            SM90_TMA_LOAD_3D::copy(tma_a, &ss.full[stage], hint, sx + i * TM * 64 * 2,
+                                   k0 + i * 64, m0, l);
+        } else {
+          CUTE_UNROLL
+          for (int i = 0; i < TM / 64; ++i)
+            SM90_TMA_LOAD_3D::copy(tma_a, &ss.full[stage], hint, sx + i * 64 * BK * 2,
+                                   m0 + i * 64, k0, l);
+        }
+        if (++stage == S) { stage = 0; phase ^= 1; }
+      }
+    }
+    __syncwarp();
+    // The producer warpgroup takes part in both cluster barriers of the consumers (below);
+    // keeping them in separate branches lets ptxas size each path to its own setmaxnreg.
+    cluster_sync_all();
+    cluster_sync_all();
+  } else {
+    // ============================ CONSUMERS ============================
+    cutlass::arch::warpgroup_reg_alloc<232>();
+    const int ctid = tid - 128;   // 0..255; warpgroup ctid/128 owns rows [64*wg', +64) of N
+
+    TiledMma tiled_mma;
+    auto thr_mma = tiled_mma.get_thread_slice(ctid);
+    Tensor sW = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.w())), SmemLayoutW{});
+    Tensor sX = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.x())), SmemLayoutX{});
+    Tensor tCsW = thr_mma.partition_A(sW);   // (MMA, MMA_N, MMA_K, S)
+    Tensor tCsX = thr_mma.partition_B(sX);   // (MMA, MMA_M, MMA_K, S)
+    Tensor tCrW = thr_mma.make_fragment_A(tCsW);
+    Tensor tCrX = thr_mma.make_fragment_B(tCsX);
+    Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<TN>, Int<TM>>{});   // (V, 1, 1)
+    static_assert(decltype(size(accum))::value == TM / 2, "unexpected accumulator fragment");
+
+    // Mainloop: one WGMMA batch in flight; a stage is released once the batch that read it
+    // has retired (as in sm90_gemm.cuh's cooperative schedule).
+    tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+    if (kt_end == kt_begin) {
+      CUTE_UNROLL
+      for (int i = 0; i < size(accum); ++i) accum(i) = 0.0f;
+    }
+    int stage = 0;
+    uint32_t phase = 0;
+    int prev_stage = -1;
+    for (int kt = kt_begin; kt < kt_end; ++kt) {
+      cutlass::arch::ClusterBarrier::wait(&ss.full[stage], phase);
+      warpgroup_fence_operand(accum);
+      warpgroup_arrive();
+      CUTE_UNROLL
+      for (int kb = 0; kb < size<2>(tCrW); ++kb) {
+        cute::gemm(tiled_mma, tCrW(_, _, kb, stage), tCrX(_, _, kb, stage), accum);
+        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      warpgroup_wait<1>();
+      warpgroup_fence_operand(accum);
+      if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
+      prev_stage = stage;
+      if (++stage == S) { stage = 0; phase ^= 1; }
+    }
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(accum);
+    // Every WGMMA of both warpgroups has read its stages (and every TMA write they waited
+    // for has landed) before the pipeline bytes are reused for the partial tile.
+    named_bar_sync(1, 256);
+
+    // Registers -> this CTA's partial tile red(n, m). Fragment of m64nTMk16 (f32): value
+    // i = v0 + 2*v1 + 4*j is row 16*warp + lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0.
+    const int wtid = ctid % 128, lane = wtid % 32;
+    const int row = 64 * (ctid / 128) + 16 * (wtid / 32) + lane / 4;
+    const int col = 2 * (lane % 4);
+    CUTE_UNROLL
+    for (int j = 0; j < TM / 8; ++j) {
+      CUTE_UNROLL
+      for (int v1 = 0; v1 < 2; ++v1) {
+        const int i = 2 * v1 + 4 * j;
+        *reinterpret_cast<float2*>(&ss.red()[(row + 8 * v1) * D::kRedLd + 8 * j + col]) =
+            make_float2(accum(i), accum(i + 1));
+      }
+    }
+
+    cluster_sync_all();   // every partial tile of the cluster is complete and visible
+
+    // CTA `rank` sums rows [rank*TN/splits, +TN/splits) over the cluster and stores them,
+    // 8 consecutive M (unit stride in D) per item.
+    const int rows = TN / splits;
+    const bool has_beta = (p.beta != 0.0f);
+    const bool d_vec = ((reinterpret_cast<uintptr_t>(p.d) & 15) == 0) && (p.ldd % 8 == 0) &&
+                       (p.batch_stride_d % 8 == 0);
+    const bool c_vec = ((reinterpret_cast<uintptr_t>(p.c) & 15) == 0) && (p.ldc % 8 == 0) &&
+                       (p.batch_stride_c % 8 == 0);
+    Out* dptr = reinterpret_cast<Out*>(p.d);
+    const Out* cptr = reinterpret_cast<const Out*>(p.c);
+    const uint32_t red_base = uint32_t(__cvta_generic_to_shared(ss.red()));
+    for (int item = ctid; item < rows * (TM / 8); item += 256) {
+      const int r = rank * rows + item / (TM / 8);
+      const int c8 = item % (TM / 8);
+      const int gn = n0 + r;
+      const int gm = m0 + 8 * c8;
+      if (gn >= N || gm >= M) continue;
+      const uint32_t addr = red_base + uint32_t((r * D::kRedLd + 8 * c8) * 4);
+      float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+      for (int q = 0; q < splits; ++q) {
+        const uint32_t a = map_to_rank(addr, uint32_t(q));
+        const float4 lo = ld_cluster_f4(a);
+        const float4 hi = ld_cluster_f4(a + 16);
+        v[0] += lo.x; v[1] += lo.y; v[2] += lo.z; v[3] += lo.w;
+        v[4] += hi.x; v[5] += hi.y; v[6] += hi.z; v[7] += hi.w;
+      }
+      CUTE_UNROLL
+      for (int e = 0; e < 8; ++e) v[e] *= p.alpha;
+      const bool full_vec = (gm + 8 <= M);
+      const int64_t doff = int64_t(l) * p.batch_stride_d + int64_t(gn) * p.ldd + gm;
+      if (has_beta) {
+        const int64_t coff = int64_t(l) * p.batch_stride_c + int64_t(gn) * p.ldc + gm;
+        if (full_vec && c_vec) {
+          alignas(16) Out cv[8];
+          *reinterpret_cast<uint4*>(cv) = *reinterpret_cast<const uint4*>(cptr + coff);
+          if constexpr (sizeof(Out) == 4)
+            *reinterpret_cast<uint4*>(cv + 4) = *reinterpret_cast<const uint4*>(cptr + coff + 4);
+          CUTE_UNROLL
+          for (int e = 0; e < 8; ++e) v[e] += p.beta * OutOps<Out>::from(cv[e]);
+        } else {
+          for (int e = 0; e < 8 && gm + e < M; ++e)
+            v[e] += p.beta * OutOps<Out>::from(cptr[coff + e]);
+        }
+      }
+      if (full_vec && d_vec) {
+        alignas(16) Out ov[8];
+        CUTE_UNROLL
+        for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
+        *reinterpret_cast<uint4*>(dptr + doff) = *reinterpret_cast<const uint4*>(ov);
+        if constexpr (sizeof(Out) == 4)
+          *reinterpret_cast<uint4*>(dptr + doff + 4) = *reinterpret_cast<const uint4*>(ov + 4);
+      } else {
+        for (int e = 0; e < 8 && gm + e < M; ++e) dptr[doff + e] = OutOps<Out>::to(v[e]);
+      }
+    }
+
+    cluster_sync_all();   // no CTA exits while another still reads its partial tile
+  }
+#else
+  if (threadIdx.x == 0) __trap();
+#endif
+}
+
+}  // namespace sm90
+}  // namespace ferrocute
+
+#define FERROCUTE_SPLITK_DEFINE(cfgname, Cfg, am, bm, in, out)                                  \
+  extern "C" __global__ void __launch_bounds__(384, 1)                                         \
+      ferrocute_sm90_##cfgname##_##am##bm##_##in##_##out(                                      \
+          const GemmParams params, const __grid_constant__ CUtensorMap tma_a,                  \
+          const __grid_constant__ CUtensorMap tma_b) {                                         \
+    ferrocute::sm90::splitk_kernel<Cfg, FERROCUTE_SM90_MAJ_##am, FERROCUTE_SM90_MAJ_##bm,      \
+                                   FERROCUTE_SM90_TY_##in, FERROCUTE_SM90_TY_##out>(           \
+        params, &tma_a, &tma_b);                                                               \
+  }
