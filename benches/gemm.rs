@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use cudarc::cublas::{sys as bsys, CudaBlas, Gemm as _, GemmConfig};
 use cudarc::driver::{sys, CudaSlice, CudaStream};
+use ferrocute::gemm::config::GridKind;
 use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef};
 use half::bf16;
 
@@ -149,10 +150,11 @@ fn ours(g: &Gemm, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<St
         &mut MatMut::new(&mut s.c, m, n, Layout::ColMajor),
     )?;
     let name = d.kernel.trim_start_matches("ferrocute_").to_string();
-    Ok(if d.cluster > 1 {
-        format!("{name} split-K {}", d.cluster)
-    } else {
-        name
+    let split = d.config.is_some_and(|c| c.grid == GridKind::SplitK);
+    Ok(match (d.cluster, split) {
+        (1, _) => name,
+        (c, true) => format!("{name} split-K {c}"),
+        (c, false) => format!("{name} cluster {c}"),
     })
 }
 

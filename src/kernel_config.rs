@@ -312,6 +312,9 @@ pub trait Sm90Config {
     /// 0: cooperative (both consumer warpgroups on one tile); 1: pingpong (the two
     /// warpgroups take alternate tiles, one's epilogue overlapping the other's main loop).
     const SCHEDULE: usize;
+    /// CTAs per cluster along M (1 or 2): with 2, M-adjacent tiles share their B tile, each
+    /// CTA loading half of it and multicasting it to both.
+    const CLUSTER_M: usize;
     /// 128-byte-swizzled GMMA atom for K-major operands: `Sw<3,4,3> o (8,64):(64,1)`.
     type SmemAtomK: Operand;
     /// 128-byte-swizzled GMMA atom for MN-major operands: `Sw<3,4,3> o (64,8):(1,64)`.
@@ -328,6 +331,7 @@ pub trait Sm90Config {
         Self::STAGES,
         Self::EPI_N,
         Self::SCHEDULE,
+        Self::CLUSTER_M,
         &Self::SmemAtomK::VALUE,
         &Self::SmemAtomMN::VALUE,
     );
@@ -346,10 +350,15 @@ pub const fn sm90_check(
     stages: usize,
     epi_n: usize,
     schedule: usize,
+    cluster_m: usize,
     atom_k: &Value,
     atom_mn: &Value,
 ) -> Value {
     let [bm, bn, bk] = tile;
+    assert!(
+        cluster_m == 1 || cluster_m == 2,
+        "kernel config: the cluster is 1 or 2 CTAs along M"
+    );
     assert!(
         schedule <= 1,
         "kernel config: Schedule is 0 (cooperative) or 1 (pingpong)"
@@ -414,7 +423,7 @@ pub fn render_sm90<C: Sm90Config>() -> String {
     );
     s += &format!(
         "  using ClusterShape = {};\n",
-        cpp_tuple(&Tup::flat(&[1, 1, 1]))
+        cpp_tuple(&Tup::flat(&[C::CLUSTER_M, 1, 1]))
     );
     s += &format!("  static constexpr int Stages = {};\n", C::STAGES);
     s += &format!(
@@ -436,7 +445,7 @@ pub fn render_sm90<C: Sm90Config>() -> String {
 
 macro_rules! sm90_config {
     ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$bm:literal, $bn:literal, $bk:literal],
-     $stages:literal, $schedule:literal) => {
+     $stages:literal, $schedule:literal, $cluster_m:literal) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $ty;
@@ -448,6 +457,7 @@ macro_rules! sm90_config {
             const RASTER_GROUP: usize = 8;
             const EPI_N: usize = 32;
             const SCHEDULE: usize = $schedule;
+            const CLUSTER_M: usize = $cluster_m;
             type SmemAtomK = crate::Composition<crate::Swizzle<3, 4, 3>, crate::Layout!((8,64):(64,1))>;
             type SmemAtomMN = crate::Composition<crate::Swizzle<3, 4, 3>, crate::Layout!((64,8):(1,64))>;
         }
@@ -457,13 +467,20 @@ macro_rules! sm90_config {
 sm90_config!(
     /// 128x128x64, 6 stages, pingpong: the fastest measured Hopper configuration.
     Sm90_128x128x64S6Pp, "sm90_128x128x64_s6_pp", "Sm90Cfg_128x128x64_s6_pp",
-    [128, 128, 64], 6, 1
+    [128, 128, 64], 6, 1, 1
+);
+sm90_config!(
+    /// 128x128x64, 6 stages, pingpong, clusters of 2 along M sharing B by TMA multicast:
+    /// 0.75x the L2 traffic, but 8-12% slower than without the cluster on an H100
+    /// (BENCHMARKS.md); reachable with `FERROCUTE_KERNEL`, not chosen by the dispatcher.
+    Sm90_128x128x64S6PpC2, "sm90_128x128x64_s6_pp_c2", "Sm90Cfg_128x128x64_s6_pp_c2",
+    [128, 128, 64], 6, 1, 2
 );
 sm90_config!(
     /// 128x256x64, 4 stages, cooperative: 5-10% slower than the pingpong tile on an H100
     /// (BENCHMARKS.md); instantiated for comparison, not dispatched.
     Sm90_128x256x64S4, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
-    [128, 256, 64], 4, 0
+    [128, 256, 64], 4, 0, 1
 );
 
 /// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
@@ -476,6 +493,11 @@ pub fn render_sm90_header() -> String {
             render_sm90::<Sm90_128x128x64S6Pp>(),
             Sm90_128x128x64S6Pp::NAME,
             Sm90_128x128x64S6Pp::STRUCT,
+        ),
+        (
+            render_sm90::<Sm90_128x128x64S6PpC2>(),
+            Sm90_128x128x64S6PpC2::NAME,
+            Sm90_128x128x64S6PpC2::STRUCT,
         ),
         (
             render_sm90::<Sm90_128x256x64S4>(),

@@ -9,7 +9,7 @@ use super::error::Error;
 use super::plan::{GemmDesc, Plan};
 use crate::kernel_config::{
     Sm80Config, Sm80_128x128x32S3, Sm80_128x256x32S4, Sm80_64x64x32S3, Sm90Config,
-    Sm90_128x128x64S6Pp, SplitK64x128x64S9, SplitKConfig,
+    Sm90_128x128x64S6Pp, Sm90_128x128x64S6PpC2, SplitK64x128x64S9, SplitKConfig,
 };
 
 /// How a kernel takes its arguments.
@@ -62,6 +62,9 @@ pub struct KernelConfig {
     pub path: LaunchPath,
     /// How output tiles map to thread blocks.
     pub grid: GridKind,
+    /// CTAs per cluster along M for [`GridKind::Persistent`] kernels (1, or 2 when
+    /// M-adjacent tiles share their B tile by TMA multicast).
+    pub cluster_m: u32,
 }
 
 /// How a kernel maps its output tiles onto the grid.
@@ -71,7 +74,8 @@ pub enum GridKind {
     Tiles2D,
     /// `(tiles_m * tiles_n, 1, batch)`: the kernel rasterises tiles itself (L2 grouping).
     Raster1D,
-    /// `(min(tiles_m * tiles_n * batch, SMs), 1, 1)`: persistent blocks walk all tiles.
+    /// `(min(tiles_m * tiles_n * batch, SMs), 1, 1)`: persistent blocks walk all tiles. With
+    /// clusters of `c = cluster_m`: `(c * min(ceil(tiles_m / c) * tiles_n * batch, SMs / c), 1, 1)`.
     Persistent,
     /// `(splits, tiles_n * tiles_m, batch)` in clusters of `(splits, 1, 1)`: the CTAs of a
     /// cluster split K and sum their partial tiles in distributed shared memory.
@@ -94,6 +98,7 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         extent_align_elems: 1,
         path: LaunchPath::Params,
         grid: GridKind::Raster1D,
+        cluster_m: 1,
     }
 }
 
@@ -105,6 +110,7 @@ const fn hopper(
     threads: usize,
     smem_bytes: usize,
     grid: GridKind,
+    cluster_m: usize,
 ) -> KernelConfig {
     KernelConfig {
         name,
@@ -119,6 +125,7 @@ const fn hopper(
         extent_align_elems: 1,
         path: LaunchPath::TensorMaps,
         grid,
+        cluster_m: cluster_m as u32,
     }
 }
 
@@ -131,6 +138,7 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
         C::THREADS,
         C::SMEM_BYTES,
         GridKind::Persistent,
+        C::CLUSTER_M,
     )
 }
 
@@ -143,6 +151,7 @@ const fn splitk<C: SplitKConfig>() -> KernelConfig {
         C::THREADS,
         C::SMEM_BYTES,
         GridKind::SplitK,
+        1,
     )
 }
 
@@ -152,6 +161,7 @@ pub static SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x128x64S9>()];
 /// Fast kernels, in order of preference (largest tile first).
 pub static FAST_KERNELS: &[KernelConfig] = &[
     sm90::<Sm90_128x128x64S6Pp>(),
+    sm90::<Sm90_128x128x64S6PpC2>(),
     sm80::<Sm80_128x256x32S4>(),
     sm80::<Sm80_128x128x32S3>(),
     sm80::<Sm80_64x64x32S3>(),
@@ -172,6 +182,7 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     extent_align_elems: 1,
     path: LaunchPath::Params,
     grid: GridKind::Tiles2D,
+    cluster_m: 1,
 };
 
 /// Embedded cubin of a module and the GPU it was built for (`ptxas`), so that GPU loads
@@ -238,7 +249,11 @@ pub fn grid_dims(
     let (gx, gy, gz) = match cfg.grid {
         GridKind::Tiles2D => (tm, tn, b),
         GridKind::Raster1D => (tm * tn, 1, b),
-        GridKind::Persistent => ((tm * tn * b).min(sm_count.max(1) as u64), 1, 1),
+        GridKind::Persistent => {
+            let c = cfg.cluster_m.max(1) as u64;
+            let units = tm.div_ceil(c) * tn * b;
+            (c * units.min((sm_count as u64 / c).max(1)), 1, 1)
+        }
         GridKind::SplitK => (splits.max(1) as u64, tm * tn, b),
     };
     let check = |what, v: u64, limit: u64| {
@@ -390,7 +405,8 @@ pub struct Dispatch {
     pub kernel: String,
     /// Grid dimensions (blocks).
     pub grid: (u32, u32, u32),
-    /// CTAs per cluster along x (1: no cluster); the K splits of a [`GridKind::SplitK`] kernel.
+    /// CTAs per cluster along x (1: no cluster): the K splits of a [`GridKind::SplitK`]
+    /// kernel, or [`KernelConfig::cluster_m`].
     pub cluster: u32,
 }
 
@@ -477,7 +493,10 @@ pub fn dispatch(
         });
     }
     let cfg = select(&plan, cc, sm_count)?;
-    let cluster = split_k(cfg, plan.m, plan.n, plan.k, plan.batch, sm_count);
+    let cluster = match cfg.grid {
+        GridKind::SplitK => split_k(cfg, plan.m, plan.n, plan.k, plan.batch, sm_count),
+        _ => cfg.cluster_m.max(1),
+    };
     let grid = grid_dims(cfg, plan.m, plan.n, plan.batch, sm_count, cluster)?;
     Ok(Dispatch {
         plan,

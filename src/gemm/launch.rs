@@ -283,8 +283,8 @@ fn module_text(module: &str) -> Result<String, String> {
 }
 
 /// Enqueues `func(args...)` on `stream` without synchronising the host, with the block
-/// size and dynamic shared memory of `cfg`; [`GridKind::SplitK`] kernels go in clusters of
-/// `(cluster, 1, 1)` blocks, as programmatic dependent launches.
+/// size and dynamic shared memory of `cfg`, in clusters of `(cluster, 1, 1)` blocks when
+/// `cluster > 1`; [`GridKind::SplitK`] kernels go as programmatic dependent launches.
 ///
 /// # Safety
 /// - `args` holds one pointer per parameter of `func`'s C signature, each pointing at a
@@ -306,7 +306,8 @@ unsafe fn enqueue(
         reason: driver_msg(e),
     };
     stream.context().bind_to_thread().map_err(launch_err)?;
-    if cfg.grid != GridKind::SplitK {
+    let pdl = cfg.grid == GridKind::SplitK;
+    if !pdl && cluster <= 1 {
         // # Safety
         // - The arguments are the caller's promise (above).
         // - `func`'s module is alive (held by `func`) and its context is bound; grid, block
@@ -325,6 +326,7 @@ unsafe fn enqueue(
         }
         .map_err(launch_err);
     }
+    // The cluster dimension, then (split-K only) programmatic stream serialization.
     let mut attrs = [
         sys::CUlaunchAttribute {
             id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
@@ -355,12 +357,13 @@ unsafe fn enqueue(
         sharedMemBytes: cfg.smem_bytes,
         hStream: stream.cu_stream(),
         attrs: attrs.as_mut_ptr(),
-        numAttrs: attrs.len() as u32,
+        numAttrs: if pdl { 2 } else { 1 },
     };
     // # Safety
     // - As above; in addition `config` and `attrs` live on this frame until the call
     //   returns, and `grid.0` is a multiple of `cluster` (the split-K grid is
-    //   `(splits, tiles, batch)` with `cluster = splits <= 8`, the portable limit).
+    //   `(splits, tiles, batch)` with `cluster = splits <= 8`, the portable limit; a
+    //   clustered persistent grid is `cluster_m` times a CTA-pair count).
     // - Programmatic stream serialization lets the kernel start before the previous one in
     //   the stream has finished: the split-K kernels execute `griddepcontrol.wait` before
     //   their first global memory access (src/kernels/sm90_splitk.cuh).

@@ -255,6 +255,8 @@ impl Gemm {
         if cfg.path == LaunchPath::TensorMaps {
             let dtype = TI::TMA_DTYPE;
             let [bm, bn, bk] = [cfg.tile_m as u64, cfg.tile_n as u64, cfg.tile_k as u64];
+            // With a cluster of 2 along M each CTA loads (and multicasts) half of the B tile.
+            let b_rows = bn / cfg.cluster_m.max(1) as u64;
             let view = |o: &plan::KernelOperand, rows: u64, tile_rows: u64| {
                 let (contiguous, outer, box_outer) = if o.k_major {
                     (p.k as u64, rows, tile_rows)
@@ -273,7 +275,7 @@ impl Gemm {
                 }
             };
             let ta = launch::tensor_map(&view(&p.a, p.m as u64, bm))?;
-            let tb = launch::tensor_map(&view(&p.b, p.n as u64, bn))?;
+            let tb = launch::tensor_map(&view(&p.b, p.n as u64, b_rows))?;
             launch::launch_tma(
                 &self.stream,
                 &func,

@@ -1,18 +1,9 @@
 // ferrocute: Hopper (sm_90a) bf16/f16 GEMM, TMA + WGMMA, warp-specialized, persistent.
 //
-// CHANGES (2026-11-22, pingpong):
-//   * Config::Schedule = 1 selects the new PINGPONG schedule (Schedule = 0, cooperative, is
-//     unchanged and stays the fallback).  Pingpong: each of the two consumer warpgroups owns a
-//     whole BMxBN tile (BM in {64,128}, BM*BN <= 128*128 or 64x256: <= 128 accumulator regs);
-//     the two WGs take alternate tiles and alternate their mainloops (math-turn mbarriers), so one
-//     WG's epilogue overlaps the other's mainloop.  New example configs 128x128x64_s6_pp and
-//     64x256x64_s5_pp (entry names ferrocute_sm90_128x128x64_s6_pp_<am><bm>_<in>_<out>, ...).
-//   * Launch geometry is UNCHANGED in form: tiles = ceil(M/BM)*ceil(N/BN)*batch with the Config's
-//     BM/BN (for pingpong a tile is one warpgroup's tile), grid = min(tiles, SMs), block 384,
-//     tensor-map boxes {64,BM}/{64,BN}/{64,BK} as before.
-//   * Dynamic smem formula gains "+ 16" (two more mbarriers); this changes no existing value
-//     after the 1024 round-up (see LAUNCH FORMULA).
-//   * Entry points, kernel params and the tensor-map contract are unchanged.
+// Schedules: Schedule = 0 cooperative (both consumer warpgroups on one 128-row tile);
+// Schedule = 1 pingpong (each consumer warpgroup owns whole tiles, alternate tiles, one WG's
+// epilogue overlapping the other's mainloop). ClusterShape (2,1,1): M-adjacent tiles of a
+// cluster share their B tile, each CTA loading half of it by TMA multicast.
 //
 // Computes (gemm_params.h convention)  D(m,n,l) = alpha * sum_k A(m,k,l) B(n,k,l) + beta * C(m,n,l)
 // with f32 accumulation.  C has the same element type as D.  beta == 0 never reads C.
@@ -25,7 +16,7 @@
 //                          // CTA tile.  Cooperative: BM = 128 (2 consumer warpgroups x 64 rows),
 //                          // BN in {64,...,256} multiple of 64 (one WGMMA m64nBNk16 per WG per k16),
 //                          // BK multiple of 64 (64 16-bit elements = one 128-byte swizzle row).
-//     using ClusterShape = cute::Shape<cute::Int<1>, cute::Int<1>, cute::Int<1>>;  // only 1x1x1 now
+//     using ClusterShape = cute::Shape<cute::Int<CM>, cute::Int<1>, cute::Int<1>>;  // CM = 1 or 2
 //     static constexpr int Stages = 4;        // smem pipeline depth (A+B tile per stage)
 //     using SmemLayoutAtomK  = cute::ComposedLayout<cute::Swizzle<3,4,3>, cute::smem_ptr_flag_bits<16>,
 //                                cute::Layout<cute::Shape<cute::Int<8>,cute::Int<64>>,
@@ -78,7 +69,7 @@
 //   A M-major (am=m): globalDim = {M, K, batch}, globalStrides = {lda*2, batch_stride_a*2},
 //                     boxDim = {64, BK, 1}
 //   B K-major (bm=k): globalDim = {K, N, batch}, globalStrides = {ldb*2, batch_stride_b*2},
-//                     boxDim = {64, BN, 1}
+//                     boxDim = {64, BN/CM, 1}   (each CTA of a cluster loads BN/CM rows)
 //   B N-major (bm=n): globalDim = {N, K, batch}, globalStrides = {ldb*2, batch_stride_b*2},
 //                     boxDim = {64, BK, 1}
 //   (64 = 128 bytes of 16-bit elements = the SW128 row; the kernel issues BK/64 (K-major) or
@@ -92,10 +83,12 @@
 // =====================================================================================
 //   tiles     = ceil(M/BM) * ceil(N/BN) * batch
 //   grid      = (min(tiles, numSMs), 1, 1)      persistent; any grid.x >= 1 is correct
+//               with CM = 2: (2 * min(ceil(M/BM/2) * ceil(N/BN) * batch, numSMs/2), 1, 1)
 //   block     = (384, 1, 1)                      warpgroup 0 = producer (1 TMA thread),
 //                                                warpgroups 1,2 = consumers (WGMMA + epilogue)
 //                                                (both schedules)
-//   cluster   = (1, 1, 1)                        (no cluster launch attribute needed)
+//   cluster   = (CM, 1, 1)                       (launch attribute when CM = 2; the kernel
+//                                                traps if the launch's cluster is not CM)
 //   dynamic smem bytes = smem_bytes<Cfg>() =
 //       1024 (alignment slack) + roundup(Stages*(BM+BN)*BK*2 + 2*EpiN*(64+4)*4 + Stages*16 + 16, 1024)
 //       (same for both schedules; the "+ 16" is new 2026-11-22 and changes none of these values)
@@ -213,6 +206,141 @@ template <> struct OutOps<cutlass::half_t> {
 };
 
 // ---------------------------------------------------------------------------------
+// Building blocks shared with sm90_splitk.cuh.
+// ---------------------------------------------------------------------------------
+
+// Smem layout (Rows, BK, S) of one operand. K-major: atoms stacked along Rows first (each
+// TMA box {64, Rows} covers one 64-wide K slab = Rows*64 contiguous elements). MN-major:
+// atoms stacked along K first (each TMA box {64, BK} covers one 64-wide M/N slab).
+template <class Cfg, bool KMajor, int Rows, int BK, int S>
+using OperandSmem = decltype(conditional_return<KMajor>(
+    tile_to_shape(typename Cfg::SmemLayoutAtomK{}, make_shape(Int<Rows>{}, Int<BK>{}, Int<S>{}),
+                  Step<_1, _2, _3>{}),
+    tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<Rows>{}, Int<BK>{}, Int<S>{}),
+                  Step<_2, _1, _3>{})));
+
+// TMA loads of part `part` of `Parts` of one operand's (Rows, BK) tile at (row0, k0, l) into
+// the stage buffer `dst`, completing on `bar`; with Parts > 1 each part goes to the same
+// offset of every CTA in `mask` (multicast). K-major: part = a band of Rows/Parts rows
+// (box {64, Rows/Parts}); MN-major: part = every Parts-th 64-wide slab (box {64, BK}).
+template <bool KMajor, int Rows, int BK, int Parts = 1>
+__device__ __forceinline__ void tma_load_operand(CUtensorMap const* desc, uint64_t* bar,
+                                                 uint8_t* dst, int k0, int row0, int l,
+                                                 int part = 0, uint16_t mask = 0) {
+  constexpr uint64_t hint = uint64_t(TMA::CacheHintSm90::EVICT_NORMAL);
+  if constexpr (KMajor) {
+    constexpr int band = Rows / Parts;
+    static_assert(band % 8 == 0, "a multicast band must hold whole 8-row swizzle atoms");
+    CUTE_UNROLL
+    for (int i = 0; i < BK / 64; ++i) {
+      uint8_t* d = dst + i * Rows * 64 * 2 + part * band * 64 * 2;
+      if constexpr (Parts == 1)
+        SM90_TMA_LOAD_3D::copy(desc, bar, hint, d, k0 + i * 64, row0, l);
+      else
+        SM90_TMA_LOAD_MULTICAST_3D::copy(desc, bar, mask, hint, d, k0 + i * 64,
+                                         row0 + part * band, l);
+    }
+  } else {
+    CUTE_UNROLL
+    for (int i = part; i < Rows / 64; i += Parts) {
+      uint8_t* d = dst + i * 64 * BK * 2;
+      if constexpr (Parts == 1)
+        SM90_TMA_LOAD_3D::copy(desc, bar, hint, d, row0 + i * 64, k0, l);
+      else
+        SM90_TMA_LOAD_MULTICAST_3D::copy(desc, bar, mask, hint, d, row0 + i * 64, k0, l);
+    }
+  }
+}
+
+// The WGMMA mainloop over `k_tiles` stages of the ring (stage, phase advance in place):
+// one uniform loop (a peeled first iteration makes the compiler copy the accumulators and
+// inject a warpgroup.wait, C7517); ScaleOut::Zero on the first k-block zero-initialises the
+// accumulators. At most one WGMMA batch in flight: a stage is released (release(stage))
+// once the batch that read it has retired. Returns the stage of the last batch, still in
+// flight and unreleased (-1 if none).
+template <class TiledMma, class FragA, class FragB, class Accum, class Release>
+__device__ __forceinline__ int mma_mainloop(TiledMma& tiled_mma, FragA const& tCrA,
+                                            FragB const& tCrB, Accum& accum, uint64_t* full,
+                                            int& stage, uint32_t& phase, int k_tiles, int S,
+                                            Release const& release) {
+  tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+  if (k_tiles == 0) {
+    CUTE_UNROLL
+    for (int i = 0; i < size(accum); ++i) accum(i) = 0.0f;
+  }
+  int prev_stage = -1;
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    cutlass::arch::ClusterBarrier::wait(&full[stage], phase);
+    warpgroup_fence_operand(accum);
+    warpgroup_arrive();
+    CUTE_UNROLL
+    for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+      cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
+      tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+    }
+    warpgroup_commit_batch();
+    warpgroup_wait<1>();
+    warpgroup_fence_operand(accum);
+    if (prev_stage >= 0) release(prev_stage);
+    prev_stage = stage;
+    if (++stage == S) { stage = 0; phase ^= 1; }
+  }
+  return prev_stage;
+}
+
+// Stores 8 consecutive rows (M, unit stride in D) of one column: D = alpha*v + beta*C,
+// 16-byte accesses when the 8 rows are inside M and the pointers and strides allow it.
+template <class Out>
+__device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int64_t doff, int64_t coff,
+                                            GemmParams const& p, bool d_vec, bool c_vec) {
+  const int M = p.m;
+  Out* dptr = reinterpret_cast<Out*>(p.d);
+  const Out* cptr = reinterpret_cast<const Out*>(p.c);
+  CUTE_UNROLL
+  for (int e = 0; e < 8; ++e) v[e] *= p.alpha;
+  const bool full_vec = (gm + 8 <= M);
+  if (p.beta != 0.0f) {
+    if (full_vec && c_vec) {
+      alignas(16) Out cv[8];
+      CUTE_UNROLL
+      for (int q = 0; q < int(sizeof(cv) / 16); ++q)
+        reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr + coff)[q];
+      CUTE_UNROLL
+      for (int e = 0; e < 8; ++e) v[e] += p.beta * OutOps<Out>::from(cv[e]);
+    } else {
+      CUTE_UNROLL
+      for (int e = 0; e < 8; ++e)
+        if (gm + e < M) v[e] += p.beta * OutOps<Out>::from(cptr[coff + e]);
+    }
+  }
+  if (full_vec && d_vec) {
+    alignas(16) Out ov[8];
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
+    CUTE_UNROLL
+    for (int q = 0; q < int(sizeof(ov) / 16); ++q)
+      reinterpret_cast<uint4*>(dptr + doff)[q] = reinterpret_cast<const uint4*>(ov)[q];
+  } else {
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e)
+      if (gm + e < M) dptr[doff + e] = OutOps<Out>::to(v[e]);
+  }
+}
+
+// Whether D (resp. C) allows 16-byte stores of 8 rows.
+template <class Out>
+__device__ __forceinline__ bool vec_ok(const void* ptr, int64_t ld, int64_t batch_stride) {
+  return ((reinterpret_cast<uintptr_t>(ptr) & 15) == 0) && (ld % 8 == 0) && (batch_stride % 8 == 0);
+}
+
+// barrier.cluster with release/acquire semantics, by every thread of every CTA of the
+// cluster; the "memory" clobber keeps the compiler from moving memory accesses across it.
+__device__ __forceinline__ void cluster_sync_all() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+// ---------------------------------------------------------------------------------
 // Epilogue of one 64-row slab (one m64nBNk16 accumulator fragment, BN/2 floats per thread)
 // of one consumer warpgroup: registers -> padded smem staging (EpiN columns at a time) ->
 // 16-byte global stores of 8 consecutive rows (D is column-major, M unit stride).
@@ -223,10 +351,6 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
                                                 int m_base, int n_base, int64_t l,
                                                 GemmParams const& p, bool d_vec, bool c_vec) {
   const int M = p.m, N = p.n;
-  const float alpha = p.alpha, beta = p.beta;
-  const bool has_beta = (beta != 0.0f);
-  Out* dptr = reinterpret_cast<Out*>(p.d);
-  const Out* cptr = reinterpret_cast<const Out*>(p.c);
   const int lane = wtid % 32, wwarp = wtid / 32;
   // Fragment of m64nBNk16 (f32): value i = v0 + 2*v1 + 4*j  ->
   //   row = 16*warp + lane/4 + 8*v1,  col = 8*j + 2*(lane%4) + v0
@@ -259,37 +383,8 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
         const float4 lo = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8]);
         const float4 hi = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8 + 4]);
         float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-        CUTE_UNROLL
-        for (int e = 0; e < 8; ++e) v[e] *= alpha;
-        const bool full_vec = (gm + 8 <= M);
-        const int64_t doff = l * p.batch_stride_d + int64_t(gn) * p.ldd + gm;
-        if (has_beta) {
-          const int64_t coff = l * p.batch_stride_c + int64_t(gn) * p.ldc + gm;
-          if (full_vec && c_vec) {
-            alignas(16) Out cv[8];
-            CUTE_UNROLL
-            for (int q = 0; q < int(sizeof(cv) / 16); ++q)
-              reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr + coff)[q];
-            CUTE_UNROLL
-            for (int e = 0; e < 8; ++e) v[e] += beta * OutOps<Out>::from(cv[e]);
-          } else {
-            CUTE_UNROLL
-            for (int e = 0; e < 8; ++e)
-              if (gm + e < M) v[e] += beta * OutOps<Out>::from(cptr[coff + e]);
-          }
-        }
-        if (full_vec && d_vec) {
-          alignas(16) Out ov[8];
-          CUTE_UNROLL
-          for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
-          CUTE_UNROLL
-          for (int q = 0; q < int(sizeof(ov) / 16); ++q)
-            reinterpret_cast<uint4*>(dptr + doff)[q] = reinterpret_cast<const uint4*>(ov)[q];
-        } else {
-          CUTE_UNROLL
-          for (int e = 0; e < 8; ++e)
-            if (gm + e < M) dptr[doff + e] = OutOps<Out>::to(v[e]);
-        }
+        store_rows8<Out>(v, gm, l * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
+                         l * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec, c_vec);
       }
     }
     named_bar_sync(bar_id, 128);
@@ -299,12 +394,25 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
 // ---------------------------------------------------------------------------------
 // The kernel body.
 // ---------------------------------------------------------------------------------
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+__device__ __forceinline__ uint32_t cluster_nctarank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+  return r;
+}
+
 template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out>
 __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap const* tma_a,
                                             CUtensorMap const* tma_b) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using D = Derived<Cfg>;
   constexpr int BM = D::BM, BN = D::BN, BK = D::BK, S = D::S, EpiN = D::EpiN;
+  constexpr int CM = size<0>(typename Cfg::ClusterShape{});
   static_assert(sizeof(In) == 2, "16-bit inputs only");
   constexpr bool kPingpong = (Cfg::Schedule == 1);
   static_assert(Cfg::Schedule == 0 || Cfg::Schedule == 1, "Schedule: 0 cooperative, 1 pingpong");
@@ -315,7 +423,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "BN must be 64..256, multiple of 64");
   static_assert(BK % 64 == 0, "BK must be a multiple of 64");
   static_assert(EpiN % 8 == 0 && BN % EpiN == 0 && (8 * EpiN) % 128 == 0, "bad EpiN");
-  static_assert(size(typename Cfg::ClusterShape{}) == 1, "cluster 1x1x1 only");
+  static_assert((CM == 1 || CM == 2) && size(typename Cfg::ClusterShape{}) == CM,
+                "cluster (1,1,1) or (2,1,1) only");
   static_assert(std::is_same<typename Cfg::SmemLayoutAtomK, GMMA::Layout_K_SW128_Atom<In>>::value,
                 "SmemLayoutAtomK must be the 128B-swizzle K-major GMMA atom");
   static_assert(std::is_same<typename Cfg::SmemLayoutAtomMN, GMMA::Layout_MN_SW128_Atom<In>>::value,
@@ -323,24 +432,14 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
   constexpr GMMA::Major MajA = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
   constexpr GMMA::Major MajB = BKMajor ? GMMA::Major::K : GMMA::Major::MN;
-
-  // Smem layouts (BM|BN, BK, S).  K-major: atoms stacked along M/N first (each TMA box {64,BM}
-  // covers one 64-wide K slab = BM*64 contiguous elements).  MN-major: atoms stacked along K first
-  // (each TMA box {64, BK} covers one 64-wide M/N slab = 64*BK contiguous elements).
-  using SmemLayoutA = decltype(conditional_return<AKMajor>(
-      tile_to_shape(typename Cfg::SmemLayoutAtomK{}, make_shape(Int<BM>{}, Int<BK>{}, Int<S>{}),
-                    Step<_1, _2, _3>{}),
-      tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<BM>{}, Int<BK>{}, Int<S>{}),
-                    Step<_2, _1, _3>{})));
-  using SmemLayoutB = decltype(conditional_return<BKMajor>(
-      tile_to_shape(typename Cfg::SmemLayoutAtomK{}, make_shape(Int<BN>{}, Int<BK>{}, Int<S>{}),
-                    Step<_1, _2, _3>{}),
-      tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<BN>{}, Int<BK>{}, Int<S>{}),
-                    Step<_2, _1, _3>{})));
-
+  using SmemLayoutA = OperandSmem<Cfg, AKMajor, BM, BK, S>;   // (BM, BK, S)
+  using SmemLayoutB = OperandSmem<Cfg, BKMajor, BN, BK, S>;   // (BN, BK, S)
   using MmaOp = decltype(GMMA::ss_op_selector<In, In, float, Shape<_64, Int<BN>, Int<BK>>, MajA, MajB>());
   // cooperative: 2 WGs split the 128 rows (64 each); pingpong: one WG owns the whole tile
   using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<Int<kPingpong ? 1 : 2>, _1, _1>>{}));
+  // A stage is released by one arrival per consumer warp that reads it, in every CTA whose
+  // smem the stage's B multicast writes.
+  constexpr int kReaderWarps = kPingpong ? 4 : 8;
 
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem_aligned = reinterpret_cast<uint8_t*>(
@@ -350,25 +449,52 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int wg = warp / 4;
+  const int rank = (CM == 1) ? 0 : int(cluster_ctarank());
 
   if (tid == 0) {
-    if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(smem_bytes<Cfg>())) __trap();
+    if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(smem_bytes<Cfg>()) ||
+        (CM > 1 && cluster_nctarank() != uint32_t(CM)))
+      __trap();
     for (int s = 0; s < S; ++s) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
-      cutlass::arch::ClusterBarrier::init(&ss.empty[s], kPingpong ? 128 : 256);
+      cutlass::arch::ClusterBarrier::init(&ss.empty[s], kReaderWarps * CM);
     }
     cutlass::arch::ClusterBarrier::init(&ss.order[0], 128);
     cutlass::arch::ClusterBarrier::init(&ss.order[1], 128);
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
+  // The peer's barriers must be initialised before its B multicast or its releases reach us.
+  if constexpr (CM > 1) cluster_sync_all();
 
   const int M = p.m, N = p.n, K = p.k;
   const int tiles_m = (M + BM - 1) / BM;
   const int tiles_n = (N + BN - 1) / BN;
-  const int num_tiles = tiles_m * tiles_n * p.batch;
+  // Work units: CM M-adjacent tiles sharing one B tile, one per CTA of a cluster. With an
+  // odd tiles_m the last unit's second tile lies past M: its A loads are zero-filled and its
+  // stores predicated off, but it still loads its half of B for the peer.
+  const int units_m = (tiles_m + CM - 1) / CM;
+  const int num_units = units_m * tiles_n * p.batch;
+  const int first = blockIdx.x / CM;
+  const int stride = gridDim.x / CM;
   const int k_tiles = (K + BK - 1) / BK;
-  const int group = Cfg::RasterGroup;
+  const int group = (Cfg::RasterGroup + CM - 1) / CM;
+  auto tile_of = [&](int unit) {
+    TileCoord tc = tile_coord(unit, units_m, tiles_n, group);
+    tc.m = tc.m * CM + rank;
+    return tc;
+  };
+  auto release = [&](int stage) {
+    if (tid % 32 == 0) {
+      if constexpr (CM == 1) {
+        cutlass::arch::ClusterBarrier::arrive(&ss.empty[stage]);
+      } else {
+        CUTE_UNROLL
+        for (int q = 0; q < CM; ++q)
+          cutlass::arch::ClusterBarrier::arrive(&ss.empty[stage], uint32_t(q), 1u);
+      }
+    }
+  };
 
   if (wg == 0) {
     // ============================ PRODUCER ============================
@@ -376,45 +502,25 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     if (warp == 0 && cute::elect_one_sync()) {
       cute::prefetch_tma_descriptor(tma_a);
       cute::prefetch_tma_descriptor(tma_b);
-      constexpr uint64_t hint = uint64_t(TMA::CacheHintSm90::EVICT_NORMAL);
       int stage = 0;
       uint32_t phase = 1;   // producer starts on the "previous" phase: first waits pass
-      for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-        const TileCoord tc = tile_coord(tile, tiles_m, tiles_n, group);
-        const int m0 = tc.m * BM, n0 = tc.n * BN;
+      for (int unit = first; unit < num_units; unit += stride) {
+        const TileCoord tc = tile_of(unit);
         for (int kt = 0; kt < k_tiles; ++kt) {
           cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
           cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
                                                                          D::kStageBytes);
-          uint8_t* sa = ss.a + stage * D::kABytes;
-          uint8_t* sb = ss.b + stage * D::kBBytes;
-          const int k0 = kt * BK;
-          if constexpr (AKMajor) {
-            CUTE_UNROLL
-            for (int i = 0; i < BK / 64; ++i)
-              SM90_TMA_LOAD_3D::copy(tma_a, &ss.full[stage], hint, sa + i * BM * 64 * 2,
-                                     k0 + i * 64, m0, tc.l);
-          } else {
-            CUTE_UNROLL
-            for (int i = 0; i < BM / 64; ++i)
-              SM90_TMA_LOAD_3D::copy(tma_a, &ss.full[stage], hint, sa + i * 64 * BK * 2,
-                                     m0 + i * 64, k0, tc.l);
-          }
-          if constexpr (BKMajor) {
-            CUTE_UNROLL
-            for (int i = 0; i < BK / 64; ++i)
-              SM90_TMA_LOAD_3D::copy(tma_b, &ss.full[stage], hint, sb + i * BN * 64 * 2,
-                                     k0 + i * 64, n0, tc.l);
-          } else {
-            CUTE_UNROLL
-            for (int i = 0; i < BN / 64; ++i)
-              SM90_TMA_LOAD_3D::copy(tma_b, &ss.full[stage], hint, sb + i * 64 * BK * 2,
-                                     n0 + i * 64, k0, tc.l);
-          }
+          tma_load_operand<AKMajor, BM, BK>(tma_a, &ss.full[stage], ss.a + stage * D::kABytes,
+                                            kt * BK, tc.m * BM, tc.l);
+          tma_load_operand<BKMajor, BN, BK, CM>(tma_b, &ss.full[stage],
+                                                ss.b + stage * D::kBBytes, kt * BK, tc.n * BN,
+                                                tc.l, rank, uint16_t((1u << CM) - 1));
           if (++stage == S) { stage = 0; phase ^= 1; }
         }
       }
     }
+    __syncwarp();
+    if constexpr (CM > 1) cluster_sync_all();   // stay alive while the peer may still signal us
   } else if constexpr (!kPingpong) {
     // ====================== CONSUMERS (cooperative) ======================
     cutlass::arch::warpgroup_reg_alloc<232>();
@@ -433,63 +539,32 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<BM>, Int<BN>>{});
     static_assert(decltype(size(accum))::value == BN / 2, "unexpected accumulator fragment");
 
-    const bool d_vec = ((reinterpret_cast<uintptr_t>(p.d) & 15) == 0) && (p.ldd % 8 == 0) &&
-                       (p.batch_stride_d % 8 == 0);
-    const bool c_vec = ((reinterpret_cast<uintptr_t>(p.c) & 15) == 0) && (p.ldc % 8 == 0) &&
-                       (p.batch_stride_c % 8 == 0);
+    const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
+    const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
     float* stg = ss.epi[cwg];
 
     int stage = 0;
     uint32_t phase = 0;
-
-    for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-      const TileCoord tc = tile_coord(tile, tiles_m, tiles_n, group);
-
-      // ------------------------------ mainloop ------------------------------
-      // One uniform loop (no peeled first iteration: a peel makes the compiler copy the
-      // accumulators between the two bodies and inject a warpgroup.wait, C7517).
-      // ScaleOut::Zero on the first k-block zero-initialises the accumulators.
-      // Invariant: at most one WGMMA batch in flight; a stage is released once the batch that
-      // read it has retired (warpgroup_wait<1> after committing the next batch).
-      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-      if (k_tiles == 0) {
-        CUTE_UNROLL
-        for (int i = 0; i < size(accum); ++i) accum(i) = 0.0f;
-      }
-      int prev_stage = -1;
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        cutlass::arch::ClusterBarrier::wait(&ss.full[stage], phase);
-        warpgroup_fence_operand(accum);
-        warpgroup_arrive();
-        CUTE_UNROLL
-        for (int kb = 0; kb < size<2>(tCrA); ++kb) {
-          cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
-          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-        }
-        warpgroup_commit_batch();
-        warpgroup_wait<1>();            // batch kt-1 retired: its stage may be refilled
-        warpgroup_fence_operand(accum);
-        if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
-        prev_stage = stage;
-        if (++stage == S) { stage = 0; phase ^= 1; }
-      }
+    for (int unit = first; unit < num_units; unit += stride) {
+      const TileCoord tc = tile_of(unit);
+      const int last =
+          mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase, k_tiles, S, release);
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
-      if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
-
-      // ------------------------------ epilogue ------------------------------
+      if (last >= 0) release(last);
       epilogue_rows64<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, tc.m * BM + cwg * 64, tc.n * BN,
                                      int64_t(tc.l), p, d_vec, c_vec);
     }
+    if constexpr (CM > 1) cluster_sync_all();
   } else {
     // ======================= CONSUMERS (pingpong) ========================
-    // Consumer warpgroup cwg owns the CTA-local tiles cwg, cwg+2, cwg+4, ... (global tile
-    // blockIdx.x + (2*i+cwg)*gridDim.x) with the whole BMxBN accumulator.  The producer fills
-    // the stage ring in CTA-local tile order, so each WG consumes k_tiles stages of its own tile
-    // and then skips the k_tiles stages of the other WG's tile.  Math turns alternate through
-    // order[]: a WG waits for its turn, issues its whole mainloop, hands the turn to the other WG
-    // right after its last WGMMA batch is committed, then retires the batch and runs its
-    // epilogue while the other WG's mainloop keeps the tensor cores busy.
+    // Consumer warpgroup cwg owns the CTA-local tiles cwg, cwg+2, cwg+4, ... with the whole
+    // BMxBN accumulator. The producer fills the stage ring in CTA-local tile order, so each
+    // WG consumes k_tiles stages of its own tile and then skips the k_tiles stages of the
+    // other WG's tile. Math turns alternate through order[]: a WG waits for its turn, issues
+    // its whole mainloop, hands the turn to the other WG right after its last WGMMA batch is
+    // committed, then retires the batch and runs its epilogue while the other WG's mainloop
+    // keeps the tensor cores busy.
     cutlass::arch::warpgroup_reg_alloc<232>();
     const int cwg = (tid - 128) / 128;
     const int wtid = tid % 128;
@@ -506,61 +581,35 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     static_assert(decltype(size(accum))::value == BM * BN / 128, "unexpected accumulator fragment");
     static_assert(decltype(size<1>(accum))::value == BM / 64, "unexpected accumulator fragment");
 
-    const bool d_vec = ((reinterpret_cast<uintptr_t>(p.d) & 15) == 0) && (p.ldd % 8 == 0) &&
-                       (p.batch_stride_d % 8 == 0);
-    const bool c_vec = ((reinterpret_cast<uintptr_t>(p.c) & 15) == 0) && (p.ldc % 8 == 0) &&
-                       (p.batch_stride_c % 8 == 0);
+    const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
+    const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
     float* stg = ss.epi[cwg];
 
     int stage = 0;
     uint32_t phase = 0;
-    // WG 0 holds the first turn: waiting on the parity of the (never completed) previous phase
-    // of a fresh barrier passes at once.
-    uint32_t order_phase = (cwg == 0) ? 1u : 0u;
-    if (cwg == 1) {   // skip the stages of the first tile (WG 0's)
+    auto skip_other_tile = [&]() {
       const int t = stage + k_tiles;
       stage = t % S;
       phase ^= uint32_t(t / S) & 1u;
-    }
+    };
+    // WG 0 holds the first turn: waiting on the parity of the (never completed) previous phase
+    // of a fresh barrier passes at once.
+    uint32_t order_phase = (cwg == 0) ? 1u : 0u;
+    if (cwg == 1) skip_other_tile();   // the stages of the first tile (WG 0's)
 
-    for (int tile = blockIdx.x + cwg * gridDim.x; tile < num_tiles; tile += 2 * gridDim.x) {
-      const TileCoord tc = tile_coord(tile, tiles_m, tiles_n, group);
+    for (int unit = first + cwg * stride; unit < num_units; unit += 2 * stride) {
+      const TileCoord tc = tile_of(unit);
 
       cutlass::arch::ClusterBarrier::wait(&ss.order[cwg], order_phase);
       order_phase ^= 1u;
-
-      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-      if (k_tiles == 0) {
-        CUTE_UNROLL
-        for (int i = 0; i < size(accum); ++i) accum(i) = 0.0f;
-      }
-      int prev_stage = -1;
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        cutlass::arch::ClusterBarrier::wait(&ss.full[stage], phase);
-        warpgroup_fence_operand(accum);
-        warpgroup_arrive();
-        CUTE_UNROLL
-        for (int kb = 0; kb < size<2>(tCrA); ++kb) {
-          cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
-          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-        }
-        warpgroup_commit_batch();
-        warpgroup_wait<1>();
-        warpgroup_fence_operand(accum);
-        if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
-        prev_stage = stage;
-        if (++stage == S) { stage = 0; phase ^= 1; }
-      }
+      const int last =
+          mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase, k_tiles, S, release);
       // hand the tensor cores to the other warpgroup
       cutlass::arch::ClusterBarrier::arrive(&ss.order[cwg ^ 1]);
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
-      if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
-      {   // skip the other WG's next tile's stages
-        const int t = stage + k_tiles;
-        stage = t % S;
-        phase ^= uint32_t(t / S) & 1u;
-      }
+      if (last >= 0) release(last);
+      skip_other_tile();
 
       CUTE_UNROLL
       for (int mi = 0; mi < BM / 64; ++mi) {
@@ -569,6 +618,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                                        c_vec);
       }
     }
+    if constexpr (CM > 1) cluster_sync_all();
   }
 #else
   // Not sm_90a: this kernel must not run.

@@ -82,13 +82,6 @@ __host__ __device__ constexpr int splitk_smem_bytes() {
   return int(sizeof(SplitKStorage<Cfg>)) + 1024;
 }
 
-// barrier.cluster with release/acquire semantics; the "memory" clobber keeps the compiler
-// from moving shared-memory accesses across it.
-__device__ __forceinline__ void cluster_sync_all() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n"
-               "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-
 // The shared::cluster address of `addr` (a shared::cta address) in CTA `rank` of the cluster.
 __device__ __forceinline__ uint32_t map_to_rank(uint32_t addr, uint32_t rank) {
   uint32_t r;
@@ -122,16 +115,8 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   // WGMMA's A operand is the B tile (N rows), its B operand the A tile (M columns).
   constexpr GMMA::Major MajW = BKMajor ? GMMA::Major::K : GMMA::Major::MN;
   constexpr GMMA::Major MajX = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
-  using SmemLayoutW = decltype(conditional_return<BKMajor>(
-      tile_to_shape(typename Cfg::SmemLayoutAtomK{}, make_shape(Int<TN>{}, Int<BK>{}, Int<S>{}),
-                    Step<_1, _2, _3>{}),
-      tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<TN>{}, Int<BK>{}, Int<S>{}),
-                    Step<_2, _1, _3>{})));
-  using SmemLayoutX = decltype(conditional_return<AKMajor>(
-      tile_to_shape(typename Cfg::SmemLayoutAtomK{}, make_shape(Int<TM>{}, Int<BK>{}, Int<S>{}),
-                    Step<_1, _2, _3>{}),
-      tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<TM>{}, Int<BK>{}, Int<S>{}),
-                    Step<_2, _1, _3>{})));
+  using SmemLayoutW = OperandSmem<Cfg, BKMajor, TN, BK, S>;   // (TN, BK, S)
+  using SmemLayoutX = OperandSmem<Cfg, AKMajor, TM, BK, S>;   // (TM, BK, S)
   using MmaOp = decltype(GMMA::ss_op_selector<In, In, float, Shape<_64, Int<TM>, Int<BK>>, MajW, MajX>());
   using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<_2, _1, _1>>{}));
 
@@ -179,38 +164,16 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     if (warp == 0 && cute::elect_one_sync()) {
       cute::prefetch_tma_descriptor(tma_a);
       cute::prefetch_tma_descriptor(tma_b);
-      constexpr uint64_t hint = uint64_t(TMA::CacheHintSm90::EVICT_NORMAL);
       int stage = 0;
       uint32_t phase = 1;   // the first wait on each empty barrier passes at once
       for (int kt = kt_begin; kt < kt_end; ++kt) {
         cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
                                                                        D::kStageBytes);
-        uint8_t* sw = ss.w() + stage * D::kWBytes;
-        uint8_t* sx = ss.x() + stage * D::kXBytes;
-        const int k0 = kt * BK;
-        if constexpr (BKMajor) {
-          CUTE_UNROLL
-          for (int i = 0; i < BK / 64; ++i)
-            SM90_TMA_LOAD_3D::copy(tma_b, &ss.full[stage], hint, sw + i * TN * 64 * 2,
-                                   k0 + i * 64, n0, l);
-        } else {
-          CUTE_UNROLL
-          for (int i = 0; i < TN / 64; ++i)
-            SM90_TMA_LOAD_3D::copy(tma_b, &ss.full[stage], hint, sw + i * 64 * BK * 2,
-                                   n0 + i * 64, k0, l);
-        }
-        if constexpr (AKMajor) {
-          CUTE_UNROLL
-          for (int i = 0; i < BK / 64; ++i)
-            SM90_TMA_LOAD_3D::copy(tma_a, &ss.full[stage], hint, sx + i * TM * 64 * 2,
-                                   k0 + i * 64, m0, l);
-        } else {
-          CUTE_UNROLL
-          for (int i = 0; i < TM / 64; ++i)
-            SM90_TMA_LOAD_3D::copy(tma_a, &ss.full[stage], hint, sx + i * 64 * BK * 2,
-                                   m0 + i * 64, k0, l);
-        }
+        tma_load_operand<BKMajor, TN, BK>(tma_b, &ss.full[stage], ss.w() + stage * D::kWBytes,
+                                          kt * BK, n0, l);
+        tma_load_operand<AKMajor, TM, BK>(tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes,
+                                          kt * BK, m0, l);
         if (++stage == S) { stage = 0; phase ^= 1; }
       }
     }
@@ -235,32 +198,11 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<TN>, Int<TM>>{});   // (V, 1, 1)
     static_assert(decltype(size(accum))::value == TM / 2, "unexpected accumulator fragment");
 
-    // Mainloop: one WGMMA batch in flight; a stage is released once the batch that read it
-    // has retired (as in sm90_gemm.cuh's cooperative schedule).
-    tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-    if (kt_end == kt_begin) {
-      CUTE_UNROLL
-      for (int i = 0; i < size(accum); ++i) accum(i) = 0.0f;
-    }
     int stage = 0;
     uint32_t phase = 0;
-    int prev_stage = -1;
-    for (int kt = kt_begin; kt < kt_end; ++kt) {
-      cutlass::arch::ClusterBarrier::wait(&ss.full[stage], phase);
-      warpgroup_fence_operand(accum);
-      warpgroup_arrive();
-      CUTE_UNROLL
-      for (int kb = 0; kb < size<2>(tCrW); ++kb) {
-        cute::gemm(tiled_mma, tCrW(_, _, kb, stage), tCrX(_, _, kb, stage), accum);
-        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-      }
-      warpgroup_commit_batch();
-      warpgroup_wait<1>();
-      warpgroup_fence_operand(accum);
-      if (prev_stage >= 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[prev_stage]);
-      prev_stage = stage;
-      if (++stage == S) { stage = 0; phase ^= 1; }
-    }
+    auto release = [&](int st) { cutlass::arch::ClusterBarrier::arrive(&ss.empty[st]); };
+    mma_mainloop(tiled_mma, tCrW, tCrX, accum, ss.full, stage, phase, kt_end - kt_begin, S,
+                 release);
     warpgroup_wait<0>();
     warpgroup_fence_operand(accum);
     // Every WGMMA of both warpgroups has read its stages (and every TMA write they waited
@@ -287,13 +229,8 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     // CTA `rank` sums rows [rank*TN/splits, +TN/splits) over the cluster and stores them,
     // 8 consecutive M (unit stride in D) per item.
     const int rows = TN / splits;
-    const bool has_beta = (p.beta != 0.0f);
-    const bool d_vec = ((reinterpret_cast<uintptr_t>(p.d) & 15) == 0) && (p.ldd % 8 == 0) &&
-                       (p.batch_stride_d % 8 == 0);
-    const bool c_vec = ((reinterpret_cast<uintptr_t>(p.c) & 15) == 0) && (p.ldc % 8 == 0) &&
-                       (p.batch_stride_c % 8 == 0);
-    Out* dptr = reinterpret_cast<Out*>(p.d);
-    const Out* cptr = reinterpret_cast<const Out*>(p.c);
+    const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
+    const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
     const uint32_t red_base = uint32_t(__cvta_generic_to_shared(ss.red()));
     for (int item = ctid; item < rows * (TM / 8); item += 256) {
       const int r = rank * rows + item / (TM / 8);
@@ -310,34 +247,9 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
         v[0] += lo.x; v[1] += lo.y; v[2] += lo.z; v[3] += lo.w;
         v[4] += hi.x; v[5] += hi.y; v[6] += hi.z; v[7] += hi.w;
       }
-      CUTE_UNROLL
-      for (int e = 0; e < 8; ++e) v[e] *= p.alpha;
-      const bool full_vec = (gm + 8 <= M);
-      const int64_t doff = int64_t(l) * p.batch_stride_d + int64_t(gn) * p.ldd + gm;
-      if (has_beta) {
-        const int64_t coff = int64_t(l) * p.batch_stride_c + int64_t(gn) * p.ldc + gm;
-        if (full_vec && c_vec) {
-          alignas(16) Out cv[8];
-          *reinterpret_cast<uint4*>(cv) = *reinterpret_cast<const uint4*>(cptr + coff);
-          if constexpr (sizeof(Out) == 4)
-            *reinterpret_cast<uint4*>(cv + 4) = *reinterpret_cast<const uint4*>(cptr + coff + 4);
-          CUTE_UNROLL
-          for (int e = 0; e < 8; ++e) v[e] += p.beta * OutOps<Out>::from(cv[e]);
-        } else {
-          for (int e = 0; e < 8 && gm + e < M; ++e)
-            v[e] += p.beta * OutOps<Out>::from(cptr[coff + e]);
-        }
-      }
-      if (full_vec && d_vec) {
-        alignas(16) Out ov[8];
-        CUTE_UNROLL
-        for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
-        *reinterpret_cast<uint4*>(dptr + doff) = *reinterpret_cast<const uint4*>(ov);
-        if constexpr (sizeof(Out) == 4)
-          *reinterpret_cast<uint4*>(dptr + doff + 4) = *reinterpret_cast<const uint4*>(ov + 4);
-      } else {
-        for (int e = 0; e < 8 && gm + e < M; ++e) dptr[doff + e] = OutOps<Out>::to(v[e]);
-      }
+      store_rows8<Out>(v, gm, int64_t(l) * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
+                       int64_t(l) * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec,
+                       c_vec);
     }
 
     cluster_sync_all();   // no CTA exits while another still reads its partial tile
