@@ -257,6 +257,11 @@ fn kernel_names() {
     let ds = dispatch(&desc(256, 256, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_splitk_64x128x64_s9_kk_bf16_bf16");
     assert_eq!((ds.grid, ds.cluster), ((1, 8, 1), 1));
+    // More N tiles than grid.y holds: the persistent kernel takes the problem instead.
+    let mut d = desc(16, 128 * 65536, 64);
+    (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+    let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+    assert_eq!(ds.kernel, "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16");
 }
 
 #[test]

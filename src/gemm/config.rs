@@ -338,7 +338,10 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
                 .iter()
                 .find(eligible)
                 .is_some_and(|big| 2 * tiles(big) <= sm_count as u64);
-            if plan.m <= 128 || few_tiles {
+            // Its grid puts the tiles of one batch on y and the batches on z.
+            let fits = tiles(small) / plan.batch.max(1) as u64 <= MAX_GRID_YZ
+                && plan.batch as u64 <= MAX_GRID_YZ;
+            if (plan.m <= 128 || few_tiles) && fits {
                 return Ok(small);
             }
         }
