@@ -223,11 +223,11 @@ using OperandSmem = decltype(conditional_return<KMajor>(
 // the stage buffer `dst`, completing on `bar`; with Parts > 1 each part goes to the same
 // offset of every CTA in `mask` (multicast). K-major: part = a band of Rows/Parts rows
 // (box {64, Rows/Parts}); MN-major: part = every Parts-th 64-wide slab (box {64, BK}).
-template <bool KMajor, int Rows, int BK, int Parts = 1>
+template <bool KMajor, int Rows, int BK, int Parts = 1,
+          uint64_t hint = uint64_t(TMA::CacheHintSm90::EVICT_NORMAL)>
 __device__ __forceinline__ void tma_load_operand(CUtensorMap const* desc, uint64_t* bar,
                                                  uint8_t* dst, int k0, int row0, int l,
                                                  int part = 0, uint16_t mask = 0) {
-  constexpr uint64_t hint = uint64_t(TMA::CacheHintSm90::EVICT_NORMAL);
   if constexpr (KMajor) {
     constexpr int band = Rows / Parts;
     static_assert(band % 8 == 0, "a multicast band must hold whole 8-row swizzle atoms");

@@ -137,7 +137,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       __trap();
     for (int s = 0; s < S; ++s) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
-      cutlass::arch::ClusterBarrier::init(&ss.empty[s], 256);
+      cutlass::arch::ClusterBarrier::init(&ss.empty[s], 8);   // one arrival per consumer warp
     }
     cutlass::arch::fence_barrier_init();
   }
@@ -170,10 +170,11 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
         cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
                                                                        D::kStageBytes);
-        tma_load_operand<BKMajor, TN, BK>(tma_b, &ss.full[stage], ss.w() + stage * D::kWBytes,
-                                          kt * BK, n0, l);
-        tma_load_operand<AKMajor, TM, BK>(tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes,
-                                          kt * BK, m0, l);
+        // B streams through once; A is read by every CTA of the grid.
+        tma_load_operand<BKMajor, TN, BK, 1, uint64_t(TMA::CacheHintSm90::EVICT_FIRST)>(
+            tma_b, &ss.full[stage], ss.w() + stage * D::kWBytes, kt * BK, n0, l);
+        tma_load_operand<AKMajor, TM, BK, 1, uint64_t(TMA::CacheHintSm90::EVICT_LAST)>(
+            tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes, kt * BK, m0, l);
         if (++stage == S) { stage = 0; phase ^= 1; }
       }
     }
@@ -200,7 +201,9 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
 
     int stage = 0;
     uint32_t phase = 0;
-    auto release = [&](int st) { cutlass::arch::ClusterBarrier::arrive(&ss.empty[st]); };
+    auto release = [&](int st) {
+      if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[st]);
+    };
     mma_mainloop(tiled_mma, tCrW, tCrX, accum, ss.full, stage, phase, kt_end - kt_begin, S,
                  release);
     warpgroup_wait<0>();
