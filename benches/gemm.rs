@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use cudarc::cublas::{sys as bsys, CudaBlas, Gemm as _, GemmConfig};
 use cudarc::driver::{sys, CudaSlice, CudaStream};
-use ferrocute::gemm::config::GridKind;
+use ferrocute::gemm::config::{Dispatch, GridKind};
 use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef};
 use half::bf16;
 
@@ -135,27 +135,31 @@ fn copy_gbs(stream: &Arc<CudaStream>, iters: usize) -> Res<f64> {
     Ok(2.0 * BYTES as f64 / (t as f64 * 1e-3) / 1e9)
 }
 
-/// One ferrocute call; returns the kernel it ran (and its K split).
-fn ours(g: &Gemm, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<String> {
+/// One ferrocute call.
+fn ours(g: &Gemm, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<Dispatch> {
     let la = if tn {
         Layout::RowMajor
     } else {
         Layout::ColMajor
     };
-    let d = g.gemm(
+    Ok(g.gemm(
         1.0,
         &MatRef::new(&s.a, m, k, la),
         &MatRef::new(&s.b, k, n, Layout::ColMajor),
         0.0,
         &mut MatMut::new(&mut s.c, m, n, Layout::ColMajor),
-    )?;
+    )?)
+}
+
+/// The kernel a call ran, with its K split or cluster.
+fn describe(d: &Dispatch) -> String {
     let name = d.kernel.trim_start_matches("ferrocute_").to_string();
     let split = d.config.is_some_and(|c| c.grid == GridKind::SplitK);
-    Ok(match (d.cluster, split) {
+    match (d.cluster, split) {
         (1, _) => name,
         (c, true) => format!("{name} split-K {c}"),
         (c, false) => format!("{name} cluster {c}"),
-    })
+    }
 }
 
 fn cublas(blas: &CudaBlas, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<()> {
@@ -254,7 +258,7 @@ fn run() -> Res<()> {
             let name = if tn { "TN" } else { "NN" };
             // Correctness once, before timing.
             let check = (|| -> Res<String> {
-                let kernel = ours(&g, &mut sets[0], m, n, k, tn)?;
+                let kernel = describe(&ours(&g, &mut sets[0], m, n, k, tn)?);
                 let x: Vec<bf16> = stream.clone_dtoh(&sets[0].c)?;
                 cublas(&blas, &mut sets[0], m, n, k, tn)?;
                 let y: Vec<bf16> = stream.clone_dtoh(&sets[0].c)?;

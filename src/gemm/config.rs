@@ -331,13 +331,11 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
                 * (plan.n as u64).div_ceil(c.tile_n.max(1) as u64)
                 * plan.batch.max(1) as u64
         };
+        let first = FAST_KERNELS.iter().find(eligible);
         // Small M, or under half a wave of the largest tile: small tiles (and, for long K,
         // a K split) instead of idle SMs.
         if let Some(small) = SMALL_M_KERNELS.iter().find(eligible) {
-            let few_tiles = FAST_KERNELS
-                .iter()
-                .find(eligible)
-                .is_some_and(|big| 2 * tiles(big) <= sm_count as u64);
+            let few_tiles = first.is_some_and(|big| 2 * tiles(big) <= sm_count as u64);
             // Its grid puts the tiles of one batch on y and the batches on z.
             let fits = tiles(small) / plan.batch.max(1) as u64 <= MAX_GRID_YZ
                 && plan.batch as u64 <= MAX_GRID_YZ;
@@ -347,7 +345,7 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
         }
         // The best kernel family for this GPU (the table lists the fastest first), then
         // within it the largest tile that still gives every SM a block.
-        if let Some(first) = FAST_KERNELS.iter().find(eligible) {
+        if let Some(first) = first {
             let mut best: Option<(&'static KernelConfig, u64)> = None;
             for cfg in FAST_KERNELS
                 .iter()

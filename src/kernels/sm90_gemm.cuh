@@ -219,6 +219,25 @@ using OperandSmem = decltype(conditional_return<KMajor>(
     tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<Rows>{}, Int<BK>{}, Int<S>{}),
                   Step<_2, _1, _3>{})));
 
+// Both Hopper kernels take the 128B-swizzle GMMA atoms only: the tensor-map contract fixes
+// CU_TENSOR_MAP_SWIZZLE_128B.
+template <class Cfg, class In>
+__device__ __forceinline__ constexpr void check_gmma_atoms() {
+  static_assert(std::is_same<typename Cfg::SmemLayoutAtomK, GMMA::Layout_K_SW128_Atom<In>>::value,
+                "SmemLayoutAtomK must be the 128B-swizzle K-major GMMA atom");
+  static_assert(std::is_same<typename Cfg::SmemLayoutAtomMN, GMMA::Layout_MN_SW128_Atom<In>>::value,
+                "SmemLayoutAtomMN must be the 128B-swizzle MN-major GMMA atom");
+}
+
+// The kernel's shared storage at the first 1024-byte boundary of the dynamic shared memory
+// (the 128B-swizzle atoms repeat every 1024 bytes; smem sizes include 1024 bytes of slack).
+template <class Storage>
+__device__ __forceinline__ Storage& shared_storage() {
+  extern __shared__ uint8_t smem_raw[];
+  return *reinterpret_cast<Storage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                     ~uintptr_t(1023));
+}
+
 // TMA loads of part `part` of `Parts` of one operand's (Rows, BK) tile at (row0, k0, l) into
 // the stage buffer `dst`, completing on `bar`; with Parts > 1 each part goes to the same
 // offset of every CTA in `mask` (multicast). K-major: part = a band of Rows/Parts rows
@@ -425,10 +444,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   static_assert(EpiN % 8 == 0 && BN % EpiN == 0 && (8 * EpiN) % 128 == 0, "bad EpiN");
   static_assert((CM == 1 || CM == 2) && size(typename Cfg::ClusterShape{}) == CM,
                 "cluster (1,1,1) or (2,1,1) only");
-  static_assert(std::is_same<typename Cfg::SmemLayoutAtomK, GMMA::Layout_K_SW128_Atom<In>>::value,
-                "SmemLayoutAtomK must be the 128B-swizzle K-major GMMA atom");
-  static_assert(std::is_same<typename Cfg::SmemLayoutAtomMN, GMMA::Layout_MN_SW128_Atom<In>>::value,
-                "SmemLayoutAtomMN must be the 128B-swizzle MN-major GMMA atom");
+  check_gmma_atoms<Cfg, In>();
 
   constexpr GMMA::Major MajA = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
   constexpr GMMA::Major MajB = BKMajor ? GMMA::Major::K : GMMA::Major::MN;
@@ -441,10 +457,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // smem the stage's B multicast writes.
   constexpr int kReaderWarps = kPingpong ? 4 : 8;
 
-  extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem_aligned = reinterpret_cast<uint8_t*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-  SharedStorage<Cfg>& ss = *reinterpret_cast<SharedStorage<Cfg>*>(smem_aligned);
+  SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
 
   const int tid = threadIdx.x;
   const int warp = tid / 32;

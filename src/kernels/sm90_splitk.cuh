@@ -107,10 +107,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   static_assert(TN == 128, "TN must be 128 (2 consumer warpgroups x 64 rows of N)");
   static_assert(TM % 64 == 0 && TM >= 64 && TM <= 256, "TM must be 64..256, multiple of 64");
   static_assert(BK % 64 == 0, "BK must be a multiple of 64");
-  static_assert(std::is_same<typename Cfg::SmemLayoutAtomK, GMMA::Layout_K_SW128_Atom<In>>::value,
-                "SmemLayoutAtomK must be the 128B-swizzle K-major GMMA atom");
-  static_assert(std::is_same<typename Cfg::SmemLayoutAtomMN, GMMA::Layout_MN_SW128_Atom<In>>::value,
-                "SmemLayoutAtomMN must be the 128B-swizzle MN-major GMMA atom");
+  check_gmma_atoms<Cfg, In>();
 
   // WGMMA's A operand is the B tile (N rows), its B operand the A tile (M columns).
   constexpr GMMA::Major MajW = BKMajor ? GMMA::Major::K : GMMA::Major::MN;
@@ -120,10 +117,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   using MmaOp = decltype(GMMA::ss_op_selector<In, In, float, Shape<_64, Int<TM>, Int<BK>>, MajW, MajX>());
   using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<_2, _1, _1>>{}));
 
-  extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem_aligned = reinterpret_cast<uint8_t*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-  SplitKStorage<Cfg>& ss = *reinterpret_cast<SplitKStorage<Cfg>*>(smem_aligned);
+  SplitKStorage<Cfg>& ss = shared_storage<SplitKStorage<Cfg>>();
 
   const int tid = threadIdx.x;
   const int warp = tid / 32;
