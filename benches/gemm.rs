@@ -1,6 +1,6 @@
 //! ferrocute GEMM vs cuBLAS, same process, CUDA-event timing.
 //!
-//! `cargo bench --bench gemm -- [--shapes square|skinny|small|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N]`
+//! `cargo bench --bench gemm -- [--shapes square|skinny|small|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--soak SECS]`
 //!
 //! bf16 inputs, f32 accumulation, bf16 output. Layouts use BLAS names:
 //! TN = A K-major, B K-major (kernel `kk`); NN = A M-major, B K-major (kernel `mk`).
@@ -21,6 +21,9 @@ struct Args {
     iters: usize,
     /// `--shape MxNxK` (repeatable): run these instead of a named set.
     custom: Vec<(usize, usize, usize)>,
+    /// `--soak SECS`: also run each library alone for SECS seconds per shape (steady-state
+    /// clocks), printing the UTC window so that a clock log can be matched to it.
+    soak: f64,
 }
 
 fn parse_args() -> Args {
@@ -29,6 +32,7 @@ fn parse_args() -> Args {
         layout: "all".into(),
         iters: 50,
         custom: Vec::new(),
+        soak: 0.0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
@@ -37,6 +41,7 @@ fn parse_args() -> Args {
             "--shapes" => a.shapes = it.next().unwrap_or_default(),
             "--layout" => a.layout = it.next().unwrap_or_default(),
             "--iters" => a.iters = it.next().and_then(|v| v.parse().ok()).unwrap_or(50),
+            "--soak" => a.soak = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
             "--shape" => {
                 let v = it.next().unwrap_or_default();
                 let d: Vec<usize> = v.split('x').filter_map(|x| x.parse().ok()).collect();
@@ -90,35 +95,82 @@ struct Set {
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
+/// Times `LAUNCHES` back-to-back launches of `f` (rotating buffers) between two events, so
+/// host launch overhead overlaps GPU work as in a real pipeline; the result is per launch.
+fn sample_ms<S>(
+    stream: &Arc<CudaStream>,
+    sets: &mut [S],
+    next: &mut usize,
+    f: &mut impl FnMut(&mut S) -> Res<()>,
+) -> Res<f32> {
+    const LAUNCHES: usize = 10;
+    let ctx = stream.context();
+    let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    start.record(stream)?;
+    for _ in 0..LAUNCHES {
+        f(&mut sets[*next % sets.len()])?;
+        *next += 1;
+    }
+    end.record(stream)?;
+    end.synchronize()?;
+    Ok(start.elapsed_ms(&end)? / LAUNCHES as f32)
+}
+
+/// Median per-launch time of `f` over `iters` samples, after 10 warm-up launches.
 fn time_ms<S>(
     stream: &Arc<CudaStream>,
     iters: usize,
     sets: &mut [S],
     mut f: impl FnMut(&mut S) -> Res<()>,
 ) -> Res<f32> {
-    let ctx = stream.context();
-    let n = sets.len();
     for i in 0..10 {
-        f(&mut sets[i % n])?;
+        f(&mut sets[i % sets.len()])?;
     }
-    // Each sample times LAUNCHES back-to-back launches (rotating buffers), so host launch
-    // overhead overlaps GPU work as in a real pipeline; the result is per launch.
-    const LAUNCHES: usize = 10;
-    let mut times = Vec::with_capacity(iters);
-    let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-    let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
     let mut next = 0;
-    for _ in 0..iters {
-        start.record(stream)?;
-        for _ in 0..LAUNCHES {
-            f(&mut sets[next % n])?;
-            next += 1;
-        }
-        end.record(stream)?;
-        end.synchronize()?;
-        times.push(start.elapsed_ms(&end)? / LAUNCHES as f32);
-    }
+    let times = (0..iters)
+        .map(|_| sample_ms(stream, sets, &mut next, &mut f))
+        .collect::<Res<Vec<f32>>>()?;
     Ok(median(times))
+}
+
+/// Runs `f` back to back for `secs` seconds; returns the median per-launch time of the
+/// samples in the second half (the steady state) and the UTC window of the whole run.
+fn soak_ms<S>(
+    stream: &Arc<CudaStream>,
+    secs: f64,
+    sets: &mut [S],
+    mut f: impl FnMut(&mut S) -> Res<()>,
+) -> Res<(f32, String)> {
+    let t0 = std::time::Instant::now();
+    let from = utc_now();
+    let mut samples = Vec::new();
+    let mut next = 0;
+    while t0.elapsed().as_secs_f64() < secs {
+        let t = sample_ms(stream, sets, &mut next, &mut f)?;
+        samples.push((t0.elapsed().as_secs_f64(), t));
+    }
+    let late = samples
+        .iter()
+        .filter(|(at, _)| *at >= secs / 2.0)
+        .map(|&(_, t)| t)
+        .collect();
+    Ok((median(late), format!("{from}-{}", utc_now())))
+}
+
+/// The wall clock as `HH:MM:SS.mmm` UTC (the form `nvidia-smi`'s timestamps take).
+fn utc_now() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let s = (ms / 1000) % 86_400;
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
+        ms % 1000
+    )
 }
 
 /// Device-to-device copy bandwidth (bytes read + bytes written per second) over 256 MiB
@@ -301,6 +353,17 @@ fn run() -> Res<()> {
                 }
                 Err(e) => ("       n/a".into(), "    n/a".into(), format!("error: {e}")),
             };
+            if args.soak > 0.0 {
+                let tf = |t: f32| flops / (t as f64 * 1e-3) / 1e12;
+                let (t, w) = soak_ms(&stream, args.soak, &mut sets, |s| {
+                    cublas(&blas, s, m, n, k, tn)
+                })?;
+                println!("soak {m}x{n}x{k} {name} cuBLAS {w} {:.1} TFLOP/s", tf(t));
+                let (t, w) = soak_ms(&stream, args.soak, &mut sets, |s| {
+                    ours(&g, s, m, n, k, tn).map(drop)
+                })?;
+                println!("soak {m}x{n}x{k} {name} ours {w} {:.1} TFLOP/s", tf(t));
+            }
             let theirs_tf = flops / (theirs as f64 * 1e-3) / 1e12;
             let theirs_gbs = bytes as f64 / (theirs as f64 * 1e-3) / 1e9;
             println!(

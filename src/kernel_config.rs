@@ -494,10 +494,20 @@ sm90_config!(
     [128, 128, 64], 6, 1, 2
 );
 sm90_config!(
-    /// 128x256x64, 4 stages, cooperative: 5-10% slower than the pingpong tile on an H100
-    /// (BENCHMARKS.md); instantiated for comparison, not dispatched.
+    /// 128x256x64, 4 stages, cooperative: 0.75x the L2 bytes per flop of the pingpong
+    /// 128x128 tile, but an epilogue that does not overlap the main loop; dispatched for
+    /// long K (`k >= 4096`), where it measured faster under the H100's power cap
+    /// (BENCHMARKS.md).
     Sm90_128x256x64S4, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
     [128, 256, 64], 4, 0, 1
+);
+
+sm90_config!(
+    /// 128x256x64, 4 stages, cooperative, clusters of 2 along M sharing B by TMA multicast:
+    /// half the L2 bytes per flop of the 128x128 tile, but no faster than the same tile
+    /// without a cluster on an H100 (BENCHMARKS.md); reachable with `FERROCUTE_KERNEL`.
+    Sm90_128x256x64S4C2, "sm90_128x256x64_s4_coop_c2", "Sm90Cfg_128x256x64_s4_coop_c2",
+    [128, 256, 64], 4, 0, 2
 );
 
 /// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
@@ -512,6 +522,7 @@ pub fn render_sm90_header() -> String {
             entry::<Sm90_128x128x64S6Pp>(),
             entry::<Sm90_128x128x64S6PpC2>(),
             entry::<Sm90_128x256x64S4>(),
+            entry::<Sm90_128x256x64S4C2>(),
         ],
     )
 }

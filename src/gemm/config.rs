@@ -9,7 +9,8 @@ use super::error::Error;
 use super::plan::{GemmDesc, Plan};
 use crate::kernel_config::{
     Sm80Config, Sm80_128x128x32S3, Sm80_128x256x32S4, Sm80_64x64x32S3, Sm90Config,
-    Sm90_128x128x64S6Pp, Sm90_128x128x64S6PpC2, SplitK64x128x64S9, SplitKConfig,
+    Sm90_128x128x64S6Pp, Sm90_128x128x64S6PpC2, Sm90_128x256x64S4, Sm90_128x256x64S4C2,
+    SplitK64x128x64S9, SplitKConfig,
 };
 
 /// How a kernel takes its arguments.
@@ -158,10 +159,21 @@ const fn splitk<C: SplitKConfig>() -> KernelConfig {
 /// Kernels for small problems: `m <= 128`, or under half a wave of the large Hopper tile.
 pub static SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x128x64S9>()];
 
-/// Fast kernels, in order of preference (largest tile first).
+/// Kernels for long K (`k >= LONG_K`) where their tiles fill every SM: the cooperative
+/// 128x256 tile moves 0.75x the L2 bytes per flop of the pingpong 128x128 tile, which pays
+/// on a power-capped GPU once the main loop is long enough to hide its epilogue, which does
+/// not overlap the next tile (BENCHMARKS.md).
+pub static LONG_K_KERNELS: &[KernelConfig] = &[sm90::<Sm90_128x256x64S4>()];
+
+/// The K from which [`LONG_K_KERNELS`] are preferred.
+pub const LONG_K: i32 = 4096;
+
+/// Fast kernels, in order of preference (largest tile first). The clustered Hopper tiles
+/// measured slower than the unclustered ones and are reached only with `FERROCUTE_KERNEL`.
 pub static FAST_KERNELS: &[KernelConfig] = &[
     sm90::<Sm90_128x128x64S6Pp>(),
     sm90::<Sm90_128x128x64S6PpC2>(),
+    sm90::<Sm90_128x256x64S4C2>(),
     sm80::<Sm80_128x256x32S4>(),
     sm80::<Sm80_128x128x32S3>(),
     sm80::<Sm80_64x64x32S3>(),
@@ -303,7 +315,8 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 ///
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. The first eligible
 /// [`SMALL_M_KERNELS`] entry wins for `m <= 128`, and when the preferred fast tile would fill
-/// under half the SMs. Otherwise the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
+/// under half the SMs. For `k >= LONG_K` the first eligible [`LONG_K_KERNELS`] entry whose
+/// tiles fill every SM wins. Otherwise the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
 /// elsewhere) is used; within it the first (largest) tile that yields at least one block
 /// per SM wins, else the one with the most blocks. Otherwise the simple kernel.
 ///
@@ -341,6 +354,12 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
                 && plan.batch as u64 <= MAX_GRID_YZ;
             if (plan.m <= 128 || few_tiles) && fits {
                 return Ok(small);
+            }
+        }
+        if plan.k >= LONG_K {
+            let full_wave = |c: &&KernelConfig| tiles(c) >= sm_count as u64;
+            if let Some(cfg) = LONG_K_KERNELS.iter().filter(eligible).find(full_wave) {
+                return Ok(cfg);
             }
         }
         // The best kernel family for this GPU (the table lists the fastest first), then
@@ -419,6 +438,7 @@ fn forced_kernel() -> Option<&'static KernelConfig> {
         let name = std::env::var("FERROCUTE_KERNEL").ok()?;
         SMALL_M_KERNELS
             .iter()
+            .chain(LONG_K_KERNELS)
             .chain(FAST_KERNELS)
             .find(|c| c.name == name)
     })

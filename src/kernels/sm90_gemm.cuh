@@ -411,6 +411,101 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
 }
 
 // ---------------------------------------------------------------------------------
+// Fast epilogue of one 64-row slab, for beta == 0 and a 16-bit D whose columns allow
+// 16-byte stores: each warp converts its own 16 rows to 16 bits, transposes them through
+// 2 KiB of shared memory with stmatrix.trans (64 columns x 32 bytes; no warpgroup barrier)
+// and stores 8 consecutive rows of one column per 16-byte access. Half the staging bytes
+// and an eighth of the shared-memory instructions of epilogue_rows64.
+// ---------------------------------------------------------------------------------
+static constexpr int kWarpStageBytes = 2048;   // per consumer warp: 16 rows x 64 columns x 2 B
+
+template <class Out>
+__device__ __forceinline__ uint32_t pack16x2(float lo, float hi) {
+  return uint32_t(OutOps<Out>::to(lo).raw()) | (uint32_t(OutOps<Out>::to(hi).raw()) << 16);
+}
+
+template <int BN, class Out, class Frag>
+__device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* wbuf, int wtid,
+                                                      int m_base, int n_base, int64_t l,
+                                                      GemmParams const& p) {
+  static_assert(sizeof(Out) == 2, "16-bit D only");
+  constexpr int kCols = 64;   // columns per pass through the 2 KiB buffer
+  static_assert(BN % kCols == 0, "BN must be a multiple of 64");
+  const int lane = wtid % 32, wwarp = wtid / 32;
+  const uint32_t sbase = cast_smem_ptr_to_uint(wbuf);
+  Out* dcol = reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d;
+  // Rows [gm0, gm0 + 16) of the slab belong to this warp (m64nBNk16 fragment:
+  // value v0 + 2*v1 + 4*j is row lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0).
+  const int gm0 = m_base + 16 * wwarp;
+  // stmatrix.x4: lane t addresses row (t%8) of matrix t/8; with .trans that row is column
+  // 8*(t/16) + t%8 of the 16-column group, 8 M-values (16 bytes) of row half (t/8)%2.
+  const uint32_t lane_addr = sbase + uint32_t((8 * (lane / 16) + lane % 8) * 32 + ((lane / 8) % 2) * 16);
+  CUTE_UNROLL
+  for (int c = 0; c < BN / kCols; ++c) {
+    CUTE_UNROLL
+    for (int q = 0; q < kCols / 16; ++q) {
+      uint32_t r[4];
+      CUTE_UNROLL
+      for (int mtx = 0; mtx < 4; ++mtx) {
+        const int i = 4 * (c * (kCols / 8) + 2 * q + mtx / 2) + 2 * (mtx % 2);
+        r[mtx] = pack16x2<Out>(p.alpha * acc(i), p.alpha * acc(i + 1));
+      }
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                   ::"r"(lane_addr + uint32_t(q * 16 * 32)), "r"(r[0]), "r"(r[1]), "r"(r[2]),
+                   "r"(r[3])
+                   : "memory");
+    }
+    __syncwarp();
+    CUTE_UNROLL
+    for (int it = 0; it < 2 * kCols / 32; ++it) {
+      const int item = lane + 32 * it;   // column item/2, row half item%2
+      const int gm = gm0 + 8 * (item % 2);
+      const int gn = n_base + c * kCols + item / 2;
+      uint4 v;
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "r"(sbase + uint32_t(item * 16))
+                   : "memory");
+      if (gn < p.n && gm < p.m) {
+        Out* d = dcol + int64_t(gn) * p.ldd + gm;
+        if (gm + 8 <= p.m) {
+          *reinterpret_cast<uint4*>(d) = v;
+        } else {
+          const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+          CUTE_UNROLL
+          for (int r = 0; r < 8; ++r)
+            if (gm + r < p.m) d[r] = Out::bitcast(uint16_t(w[r / 2] >> (16 * (r % 2))));
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// Whether the 16-bit fast epilogue applies: beta == 0 (C is not read) and 16-byte stores.
+template <class Out>
+__device__ __forceinline__ bool fast_epilogue(GemmParams const& p, bool d_vec) {
+  return sizeof(Out) == 2 && p.beta == 0.0f && d_vec;
+}
+
+// One 64-row slab through the fast epilogue where it applies, else the general one.
+template <int BN, int EpiN, class Out, class Frag>
+__device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int bar_id, int wtid,
+                                              int m_base, int n_base, int64_t l,
+                                              GemmParams const& p, bool fast, bool d_vec,
+                                              bool c_vec) {
+  if constexpr (sizeof(Out) == 2) {
+    if (fast) {
+      epilogue_rows64_16bit<BN, Out>(acc, reinterpret_cast<uint8_t*>(stg) +
+                                              (wtid / 32) * kWarpStageBytes,
+                                     wtid, m_base, n_base, l, p);
+      return;
+    }
+  }
+  epilogue_rows64<BN, EpiN, Out>(acc, stg, bar_id, wtid, m_base, n_base, l, p, d_vec, c_vec);
+}
+
+// ---------------------------------------------------------------------------------
 // The kernel body.
 // ---------------------------------------------------------------------------------
 __device__ __forceinline__ uint32_t cluster_ctarank() {
@@ -445,6 +540,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   static_assert((CM == 1 || CM == 2) && size(typename Cfg::ClusterShape{}) == CM,
                 "cluster (1,1,1) or (2,1,1) only");
   check_gmma_atoms<Cfg, In>();
+  static_assert(D::kEpiFloats * 4 >= 4 * kWarpStageBytes && (D::kEpiFloats * 4) % 16 == 0,
+                "the epilogue staging must hold the fast epilogue's 4 warp buffers");
 
   constexpr GMMA::Major MajA = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
   constexpr GMMA::Major MajB = BKMajor ? GMMA::Major::K : GMMA::Major::MN;
@@ -554,6 +651,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
     const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
     const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
+    const bool fast = fast_epilogue<Out>(p, d_vec);
     float* stg = ss.epi[cwg];
 
     int stage = 0;
@@ -565,8 +663,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
-      epilogue_rows64<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, tc.m * BM + cwg * 64, tc.n * BN,
-                                     int64_t(tc.l), p, d_vec, c_vec);
+      epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, tc.m * BM + cwg * 64, tc.n * BN,
+                                   int64_t(tc.l), p, fast, d_vec, c_vec);
     }
     if constexpr (CM > 1) cluster_sync_all();
   } else {
@@ -596,6 +694,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
     const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
     const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
+    const bool fast = fast_epilogue<Out>(p, d_vec);
     float* stg = ss.epi[cwg];
 
     int stage = 0;
@@ -626,9 +725,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
       CUTE_UNROLL
       for (int mi = 0; mi < BM / 64; ++mi) {
-        epilogue_rows64<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
-                                       tc.m * BM + mi * 64, tc.n * BN, int64_t(tc.l), p, d_vec,
-                                       c_vec);
+        epilogue_slab<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
+                                     tc.m * BM + mi * 64, tc.n * BN, int64_t(tc.l), p, fast,
+                                     d_vec, c_vec);
       }
     }
     if constexpr (CM > 1) cluster_sync_all();

@@ -1,0 +1,96 @@
+//! Hopper kernels that the dispatcher chooses rarely (the cooperative 128x256 tile, for
+//! `k >= 4096` only) or never (the 2-CTA multicast tiles; BENCHMARKS.md says why) are
+//! checked on small shapes with every edge by forcing them with `FERROCUTE_KERNEL`, which
+//! is read once per process: the parent test runs this binary once per kernel, as a child
+//! with the variable set, and each child checks its kernel like the dispatched ones.
+
+use ferrocute::gemm::Layout;
+use half::{bf16, f16};
+use std::process::Command;
+
+mod common;
+use common::*;
+
+const KERNELS: [&str; 3] = [
+    "sm90_128x128x64_s6_pp_c2",
+    "sm90_128x256x64_s4_coop",
+    "sm90_128x256x64_s4_coop_c2",
+];
+
+/// Set in the children: the kernel to check.
+const CHILD_ENV: &str = "FERROCUTE_FORCED_CHILD";
+
+#[test]
+fn gpu_forced_hopper_kernels() {
+    let Some(g) = gpu() else { return };
+    if g.compute_capability().0 != 9 {
+        println!("SKIP: the forced kernels need an sm_90 GPU");
+        return;
+    }
+    drop(g);
+    for kernel in KERNELS {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(["forced_kernel_child", "--exact", "--ignored", "--nocapture"])
+            .env("FERROCUTE_KERNEL", kernel)
+            .env(CHILD_ENV, kernel)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        println!(
+            "{kernel}: {}",
+            text.lines()
+                .filter(|l| l.contains("test result"))
+                .collect::<String>()
+        );
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "{kernel} failed:\n{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Run by `gpu_forced_hopper_kernels` only (ignored otherwise).
+#[test]
+#[ignore = "run by gpu_forced_hopper_kernels with FERROCUTE_KERNEL set"]
+fn forced_kernel_child() {
+    let kernel = std::env::var(CHILD_ENV).expect("run by gpu_forced_hopper_kernels");
+    let g = gpu().expect("the parent found a GPU");
+    let mut rng = Rng(17);
+    // (m, n, k, batch): one tile; an odd number of M tiles (a cluster's second tile lies past
+    // M); edges in every mode, including rows that end inside an 8-row store; batches; 128
+    // and 124 units, so CTAs loop over several units.
+    let cases = [
+        (7, 9, 64, 1),
+        (129, 200, 300, 1),
+        (384, 256, 1000, 1),
+        (200, 130, 72, 3),
+        (3900, 1024, 64, 1),
+        (4096, 1000, 200, 1),
+    ];
+    for (i, &(m, n, k, batch)) in cases.iter().enumerate() {
+        for la in LAYOUTS {
+            for lb in LAYOUTS {
+                let cs = Case {
+                    m,
+                    n,
+                    k,
+                    la,
+                    lb,
+                    lc: Layout::ColMajor,
+                    pad: if i % 2 == 0 { ALIGN8 } else { ALIGN8_C_ODD },
+                    batch,
+                    broadcast_b: false,
+                    alpha: if i % 3 == 0 { 1.0 } else { 0.75 },
+                    beta: if i % 2 == 0 { 0.0 } else { -0.5 },
+                };
+                let ran = if i % 2 == 0 {
+                    run_case::<bf16, bf16>(&g, &mut rng, &cs, None).kernel
+                } else {
+                    run_case::<f16, f32>(&g, &mut rng, &cs, None).kernel
+                };
+                assert!(ran.contains(&kernel), "{m}x{n}x{k} ran {ran}");
+            }
+        }
+    }
+}
