@@ -319,7 +319,9 @@ pub trait Sm90Config {
     /// Columns per epilogue chunk.
     const EPI_N: usize;
     /// 0: cooperative (both consumer warpgroups on one tile); 1: pingpong (the two
-    /// warpgroups take alternate tiles, one's epilogue overlapping the other's main loop).
+    /// warpgroups take alternate tiles, one's epilogue overlapping the other's main loop);
+    /// 2: cooperative with a staged epilogue (the consumers leave the 16-bit tile in shared
+    /// memory and go on with the next tile while spare producer warps store it).
     const SCHEDULE: usize;
     /// CTAs per cluster along M (1 or 2): with 2, M-adjacent tiles share their B tile, each
     /// CTA loading half of it and multicasting it to both.
@@ -333,7 +335,8 @@ pub trait Sm90Config {
     const THREADS: usize = 384;
     /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out (pipeline, epilogue staging,
     /// barriers, 1 KiB alignment slack).
-    const SMEM_BYTES: usize = sm90_smem_bytes(Self::TILE, Self::STAGES, Self::EPI_N);
+    const SMEM_BYTES: usize =
+        sm90_smem_bytes(Self::TILE, Self::STAGES, Self::EPI_N, Self::SCHEDULE);
     /// The `(BM,BK,Stages)` shared memory of a K-major A, checked at compile time.
     const SMEM_A: Value = sm90_check(
         Self::TILE,
@@ -346,9 +349,17 @@ pub trait Sm90Config {
     );
 }
 
-const fn sm90_smem_bytes(tile: [usize; 3], stages: usize, epi_n: usize) -> usize {
+const fn sm90_smem_bytes(tile: [usize; 3], stages: usize, epi_n: usize, schedule: usize) -> usize {
     let [bm, bn, bk] = tile;
-    let body = stages * (bm + bn) * bk * ELEM_BYTES + 2 * epi_n * 68 * 4 + stages * 16 + 16;
+    // Epilogue staging: f32 columns, or the whole 16-bit tile for the staged epilogue.
+    let f32_staging = 2 * epi_n * 68 * 4;
+    let staging = if schedule == 2 && bm * bn * ELEM_BYTES > f32_staging {
+        bm * bn * ELEM_BYTES
+    } else {
+        f32_staging
+    };
+    // Full and empty barriers per stage, two pingpong turns, two staged-epilogue barriers.
+    let body = stages * (bm + bn) * bk * ELEM_BYTES + staging + stages * 16 + 32;
     1024 + body.div_ceil(1024) * 1024
 }
 
@@ -369,15 +380,15 @@ pub const fn sm90_check(
         "kernel config: the cluster is 1 or 2 CTAs along M"
     );
     assert!(
-        schedule <= 1,
-        "kernel config: Schedule is 0 (cooperative) or 1 (pingpong)"
+        schedule <= 2,
+        "kernel config: Schedule is 0 (cooperative), 1 (pingpong) or 2 (cooperative, staged epilogue)"
     );
     assert!(
         schedule == 1 || bm == 128,
-        "kernel config: the cooperative schedule needs BM = 128 (2 consumer warpgroups x 64 rows)"
+        "kernel config: the cooperative schedules need BM = 128 (2 consumer warpgroups x 64 rows)"
     );
     assert!(
-        schedule == 0 || ((bm == 64 || bm == 128) && (bm * bn <= 128 * 128 || (bm == 64 && bn <= 256))),
+        schedule != 1 || ((bm == 64 || bm == 128) && (bm * bn <= 128 * 128 || (bm == 64 && bn <= 256))),
         "kernel config: a pingpong warpgroup owns a whole tile: BM = 64 or 128 and at most 128x128 or 64x256 accumulators"
     );
     assert!(
@@ -397,7 +408,7 @@ pub const fn sm90_check(
         "kernel config: the TMA pipeline needs at least 2 stages"
     );
     assert!(
-        sm90_smem_bytes(tile, stages, epi_n) <= SMEM_LIMIT,
+        sm90_smem_bytes(tile, stages, epi_n, schedule) <= SMEM_LIMIT,
         "kernel config: the pipeline's shared memory exceeds the 227 KiB a CTA may use"
     );
     let a = unwrap(tile_to_shape(atom_k, &Tup::flat(&[bm, bk, stages])));
@@ -487,17 +498,9 @@ sm90_config!(
     [128, 128, 64], 6, 1, 1
 );
 sm90_config!(
-    /// 128x128x64, 6 stages, pingpong, clusters of 2 along M sharing B by TMA multicast:
-    /// 0.75x the L2 traffic, but 8-12% slower than without the cluster on an H100
-    /// (BENCHMARKS.md); reachable with `FERROCUTE_KERNEL`, not chosen by the dispatcher.
-    Sm90_128x128x64S6PpC2, "sm90_128x128x64_s6_pp_c2", "Sm90Cfg_128x128x64_s6_pp_c2",
-    [128, 128, 64], 6, 1, 2
-);
-sm90_config!(
     /// 128x256x64, 4 stages, cooperative: 0.75x the L2 bytes per flop of the pingpong
-    /// 128x128 tile, but an epilogue that does not overlap the main loop; dispatched for
-    /// long K (`k >= 4096`), where it measured faster under the H100's power cap
-    /// (BENCHMARKS.md).
+    /// 128x128 tile, but an epilogue that does not overlap the main loop; the baseline of the
+    /// staged-epilogue tile, reachable with `FERROCUTE_KERNEL` (BENCHMARKS.md).
     Sm90_128x256x64S4, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
     [128, 256, 64], 4, 0, 1
 );
@@ -510,6 +513,14 @@ sm90_config!(
     [128, 256, 64], 4, 0, 2
 );
 
+sm90_config!(
+    /// 128x256x64, 3 stages, cooperative with a staged epilogue (the tile's 64 KiB of 16-bit
+    /// output costs the fourth stage): dispatched for long K (`k >= 4096`), where it was the
+    /// fastest tile under the H100's power cap (BENCHMARKS.md).
+    Sm90_128x256x64S3St, "sm90_128x256x64_s3_st", "Sm90Cfg_128x256x64_s3_st",
+    [128, 256, 64], 3, 2, 1
+);
+
 /// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
 pub fn render_sm90_header() -> String {
     fn entry<C: Sm90Config>() -> (String, String) {
@@ -520,9 +531,9 @@ pub fn render_sm90_header() -> String {
         "FERROCUTE_SM90_CONFIGS",
         &[
             entry::<Sm90_128x128x64S6Pp>(),
-            entry::<Sm90_128x128x64S6PpC2>(),
             entry::<Sm90_128x256x64S4>(),
             entry::<Sm90_128x256x64S4C2>(),
+            entry::<Sm90_128x256x64S3St>(),
         ],
     )
 }

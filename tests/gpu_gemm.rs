@@ -254,7 +254,8 @@ fn kernel_names() {
     // fills the GPU, else small tiles.
     let ds = dispatch(&desc(2048, 2048, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16");
-    // Long K: the cooperative 128x256 tile, where its tiles fill the GPU.
+    // Long K: the cooperative 128x256 tile with the staged epilogue, where its tiles fill
+    // the GPU.
     let big = |m, n, k| {
         let mut d = desc(m, n, k);
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
@@ -262,7 +263,7 @@ fn kernel_names() {
     };
     assert_eq!(
         big(4096, 4096, 4096),
-        "ferrocute_sm90_128x256x64_s4_coop_kk_bf16_bf16"
+        "ferrocute_sm90_128x256x64_s3_st_kk_bf16_bf16"
     );
     assert_eq!(
         big(4096, 4096, 4088),

@@ -9,7 +9,7 @@ use super::error::Error;
 use super::plan::{GemmDesc, Plan};
 use crate::kernel_config::{
     Sm80Config, Sm80_128x128x32S3, Sm80_128x256x32S4, Sm80_64x64x32S3, Sm90Config,
-    Sm90_128x128x64S6Pp, Sm90_128x128x64S6PpC2, Sm90_128x256x64S4, Sm90_128x256x64S4C2,
+    Sm90_128x128x64S6Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4, Sm90_128x256x64S4C2,
     SplitK64x128x64S9, SplitKConfig,
 };
 
@@ -161,18 +161,20 @@ pub static SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x128x64S9>()];
 
 /// Kernels for long K (`k >= LONG_K`) where their tiles fill every SM: the cooperative
 /// 128x256 tile moves 0.75x the L2 bytes per flop of the pingpong 128x128 tile, which pays
-/// on a power-capped GPU once the main loop is long enough to hide its epilogue, which does
-/// not overlap the next tile (BENCHMARKS.md).
-pub static LONG_K_KERNELS: &[KernelConfig] = &[sm90::<Sm90_128x256x64S4>()];
+/// on a power-capped GPU once the main loop is long; its staged epilogue lets the consumer
+/// warpgroups start the next tile while spare producer warps store the last one
+/// (BENCHMARKS.md).
+pub static LONG_K_KERNELS: &[KernelConfig] = &[sm90::<Sm90_128x256x64S3St>()];
 
 /// The K from which [`LONG_K_KERNELS`] are preferred.
 pub const LONG_K: i32 = 4096;
 
-/// Fast kernels, in order of preference (largest tile first). The clustered Hopper tiles
-/// measured slower than the unclustered ones and are reached only with `FERROCUTE_KERNEL`.
+/// Fast kernels, in order of preference (largest tile first). The Hopper 128x256 tiles
+/// without the staged epilogue (with and without a 2-CTA cluster) never come first; they
+/// are there for `FERROCUTE_KERNEL` and comparisons (BENCHMARKS.md).
 pub static FAST_KERNELS: &[KernelConfig] = &[
     sm90::<Sm90_128x128x64S6Pp>(),
-    sm90::<Sm90_128x128x64S6PpC2>(),
+    sm90::<Sm90_128x256x64S4>(),
     sm90::<Sm90_128x256x64S4C2>(),
     sm80::<Sm80_128x256x32S4>(),
     sm80::<Sm80_128x128x32S3>(),

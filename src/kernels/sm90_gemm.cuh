@@ -2,7 +2,9 @@
 //
 // Schedules: Schedule = 0 cooperative (both consumer warpgroups on one 128-row tile);
 // Schedule = 1 pingpong (each consumer warpgroup owns whole tiles, alternate tiles, one WG's
-// epilogue overlapping the other's mainloop). ClusterShape (2,1,1): M-adjacent tiles of a
+// epilogue overlapping the other's mainloop); Schedule = 2 cooperative with a staged
+// epilogue (for beta = 0 and a 16-bit D the consumers leave the tile in shared memory and
+// start the next one while warps 1-3 of the producer warpgroup store it). ClusterShape (2,1,1): M-adjacent tiles of a
 // cluster share their B tile, each CTA loading half of it by TMA multicast.
 //
 // Computes (gemm_params.h convention)  D(m,n,l) = alpha * sum_k A(m,k,l) B(n,k,l) + beta * C(m,n,l)
@@ -37,6 +39,8 @@
 //                                             //     owns whole tiles (alternate tiles), BM*BN <=
 //                                             //     16384 or BM=64,BN=256; epilogue of one WG
 //                                             //     overlaps the mainloop of the other
+//                                             // 2 = cooperative, staged epilogue: as 0, plus
+//                                             //     BM*BN*2 bytes of staging for the tile
 //   };
 //
 // =====================================================================================
@@ -90,11 +94,13 @@
 //   cluster   = (CM, 1, 1)                       (launch attribute when CM = 2; the kernel
 //                                                traps if the launch's cluster is not CM)
 //   dynamic smem bytes = smem_bytes<Cfg>() =
-//       1024 (alignment slack) + roundup(Stages*(BM+BN)*BK*2 + 2*EpiN*(64+4)*4 + Stages*16 + 16, 1024)
-//       (same for both schedules; the "+ 16" is new 2026-11-22 and changes none of these values)
-//       e.g. 128x256x64_s4 : 1024 + roundup(196608 + 17408 + 64 + 16, 1024) = 216064 bytes (any out type)
-//            128x128x64_s6 : 1024 + roundup(196608 + 17408 + 96 + 16, 1024) = 216064 bytes (coop and pp)
-//            64x256x64_s5  : 1024 + roundup(204800 + 17408 + 80 + 16, 1024) = 224256 bytes
+//       1024 (alignment slack) + roundup(Stages*(BM+BN)*BK*2 + staging + Stages*16 + 32, 1024)
+//       staging = 2*EpiN*(64+4)*4, or max(that, BM*BN*2) for Schedule 2
+//       (the "+ 32" barrier bytes changed none of these values)
+//       e.g. 128x256x64_s4 : 1024 + roundup(196608 + 17408 + 64 + 32, 1024) = 216064 bytes (any out type)
+//            128x128x64_s6 : 1024 + roundup(196608 + 17408 + 96 + 32, 1024) = 216064 bytes (coop and pp)
+//            64x256x64_s5  : 1024 + roundup(204800 + 17408 + 80 + 32, 1024) = 224256 bytes
+//            128x256x64_s3_st : 1024 + roundup(147456 + 65536 + 48 + 32, 1024) = 215040 bytes
 //   kernel params in PTX: param_0 GemmParams (120 B, align 8, offset 0), param_1 CUtensorMap
 //   (128 B, align 128, offset 128), param_2 CUtensorMap (offset 256); cuLaunchKernel's
 //   kernelParams = {&params, &tma_a, &tma_b}.
@@ -141,7 +147,12 @@ struct Derived {
   static constexpr int kABytes = BM * BK * 2;
   static constexpr int kBBytes = BN * BK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kEpiFloats = EpiN * kEpiLd;   // per consumer warpgroup
+  static constexpr bool kStaged = (Cfg::Schedule == 2);
+  // Epilogue staging per consumer warpgroup: EpiN padded f32 columns of 64 rows; with the
+  // staged epilogue also half of the whole 16-bit BMxBN tile (the two uses never meet in one
+  // launch: the 16-bit staging serves beta == 0, the f32 one everything else).
+  static constexpr int kEpiFloats =
+      (kStaged && BM * BN / 4 > EpiN * kEpiLd) ? BM * BN / 4 : EpiN * kEpiLd;
 };
 
 template <class Cfg>
@@ -153,6 +164,8 @@ struct alignas(1024) SharedStorage {
   uint64_t full[D::S];
   uint64_t empty[D::S];
   uint64_t order[2];   // pingpong math-turn barriers (unused by the cooperative schedule)
+  uint64_t out_full;   // staged epilogue: the 16-bit tile is in epi (8 consumer warps)
+  uint64_t out_empty;  // staged epilogue: the storer warps have read it (3 warps)
 };
 
 template <class Cfg>
@@ -424,6 +437,55 @@ __device__ __forceinline__ uint32_t pack16x2(float lo, float hi) {
   return uint32_t(OutOps<Out>::to(lo).raw()) | (uint32_t(OutOps<Out>::to(hi).raw()) << 16);
 }
 
+// Writes the 16-column groups [q0, q0 + NQ) (q0 a constant once unrolled) of this warp's 16 rows of an m64nBNk16 fragment,
+// times alpha, as 16-bit values into shared memory at sbase: column c (relative to 16*q0) at
+// c*32 bytes, its rows r (0..15 of the warp's 16) at 2*r. (Fragment value v0 + 2*v1 + 4*j is
+// row lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0.) stmatrix.x4: lane t addresses row t%8 of
+// matrix t/8; with .trans that row is column 8*(t/16) + t%8 of the group, 8 M-values
+// (16 bytes) of row half (t/8)%2.
+template <int NQ, class Out, class Frag>
+__device__ __forceinline__ void stmatrix_cols(Frag const& acc, int q0, uint32_t sbase, int lane,
+                                              float alpha) {
+  const uint32_t lane_addr =
+      sbase + uint32_t((8 * (lane / 16) + lane % 8) * 32 + ((lane / 8) % 2) * 16);
+  CUTE_UNROLL
+  for (int q = 0; q < NQ; ++q) {
+    uint32_t r[4];
+    CUTE_UNROLL
+    for (int mtx = 0; mtx < 4; ++mtx) {
+      const int i = 4 * (2 * (q0 + q) + mtx / 2) + 2 * (mtx % 2);
+      r[mtx] = pack16x2<Out>(alpha * acc(i), alpha * acc(i + 1));
+    }
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 ::"r"(lane_addr + uint32_t(q * 16 * 32)), "r"(r[0]), "r"(r[1]), "r"(r[2]),
+                 "r"(r[3])
+                 : "memory");
+  }
+}
+
+// Copies 8 rows of one column, 16 bytes of shared memory at saddr, to D at column gn, rows
+// [gm, gm + 8), clipped to M and N (16-byte store when all 8 rows are inside M).
+template <class Out>
+__device__ __forceinline__ void store_col8(uint32_t saddr, Out* dcol, int gm, int gn,
+                                           GemmParams const& p) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(saddr)
+               : "memory");
+  if (gn < p.n && gm < p.m) {
+    Out* d = dcol + int64_t(gn) * p.ldd + gm;
+    if (gm + 8 <= p.m) {
+      *reinterpret_cast<uint4*>(d) = v;
+    } else {
+      const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+      CUTE_UNROLL
+      for (int r = 0; r < 8; ++r)
+        if (gm + r < p.m) d[r] = Out::bitcast(uint16_t(w[r / 2] >> (16 * (r % 2))));
+    }
+  }
+}
+
 template <int BN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* wbuf, int wtid,
                                                       int m_base, int n_base, int64_t l,
@@ -434,49 +496,16 @@ __device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* 
   const int lane = wtid % 32, wwarp = wtid / 32;
   const uint32_t sbase = cast_smem_ptr_to_uint(wbuf);
   Out* dcol = reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d;
-  // Rows [gm0, gm0 + 16) of the slab belong to this warp (m64nBNk16 fragment:
-  // value v0 + 2*v1 + 4*j is row lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0).
-  const int gm0 = m_base + 16 * wwarp;
-  // stmatrix.x4: lane t addresses row (t%8) of matrix t/8; with .trans that row is column
-  // 8*(t/16) + t%8 of the 16-column group, 8 M-values (16 bytes) of row half (t/8)%2.
-  const uint32_t lane_addr = sbase + uint32_t((8 * (lane / 16) + lane % 8) * 32 + ((lane / 8) % 2) * 16);
+  const int gm0 = m_base + 16 * wwarp;   // rows [gm0, gm0 + 16) belong to this warp
   CUTE_UNROLL
   for (int c = 0; c < BN / kCols; ++c) {
-    CUTE_UNROLL
-    for (int q = 0; q < kCols / 16; ++q) {
-      uint32_t r[4];
-      CUTE_UNROLL
-      for (int mtx = 0; mtx < 4; ++mtx) {
-        const int i = 4 * (c * (kCols / 8) + 2 * q + mtx / 2) + 2 * (mtx % 2);
-        r[mtx] = pack16x2<Out>(p.alpha * acc(i), p.alpha * acc(i + 1));
-      }
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
-                   ::"r"(lane_addr + uint32_t(q * 16 * 32)), "r"(r[0]), "r"(r[1]), "r"(r[2]),
-                   "r"(r[3])
-                   : "memory");
-    }
+    stmatrix_cols<kCols / 16, Out>(acc, c * (kCols / 16), sbase, lane, p.alpha);
     __syncwarp();
     CUTE_UNROLL
     for (int it = 0; it < 2 * kCols / 32; ++it) {
       const int item = lane + 32 * it;   // column item/2, row half item%2
-      const int gm = gm0 + 8 * (item % 2);
-      const int gn = n_base + c * kCols + item / 2;
-      uint4 v;
-      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                   : "r"(sbase + uint32_t(item * 16))
-                   : "memory");
-      if (gn < p.n && gm < p.m) {
-        Out* d = dcol + int64_t(gn) * p.ldd + gm;
-        if (gm + 8 <= p.m) {
-          *reinterpret_cast<uint4*>(d) = v;
-        } else {
-          const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-          CUTE_UNROLL
-          for (int r = 0; r < 8; ++r)
-            if (gm + r < p.m) d[r] = Out::bitcast(uint16_t(w[r / 2] >> (16 * (r % 2))));
-        }
-      }
+      store_col8<Out>(sbase + uint32_t(item * 16), dcol, gm0 + 8 * (item % 2),
+                      n_base + c * kCols + item / 2, p);
     }
     __syncwarp();
   }
@@ -529,7 +558,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   constexpr int CM = size<0>(typename Cfg::ClusterShape{});
   static_assert(sizeof(In) == 2, "16-bit inputs only");
   constexpr bool kPingpong = (Cfg::Schedule == 1);
-  static_assert(Cfg::Schedule == 0 || Cfg::Schedule == 1, "Schedule: 0 cooperative, 1 pingpong");
+  constexpr bool kStaged = D::kStaged;
+  static_assert(Cfg::Schedule >= 0 && Cfg::Schedule <= 2,
+                "Schedule: 0 cooperative, 1 pingpong, 2 cooperative with a staged epilogue");
   static_assert(kPingpong || BM == 128, "cooperative schedule: BM must be 128 (2 consumer WGs x 64)");
   static_assert(!kPingpong || BM == 64 || BM == 128, "pingpong schedule: BM must be 64 or 128");
   static_assert(!kPingpong || BM * BN <= 128 * 128 || (BM == 64 && BN <= 256),
@@ -553,8 +584,13 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // A stage is released by one arrival per consumer warp that reads it, in every CTA whose
   // smem the stage's B multicast writes.
   constexpr int kReaderWarps = kPingpong ? 4 : 8;
+  // Staged epilogue: the consumer warps leave the 16-bit tile in shared memory and go on
+  // with the next tile while warps 1-3 of the producer warpgroup store it.
+  constexpr int kConsumerWarps = 8, kStorerWarps = 3;
+  const bool fast = fast_epilogue<Out>(p, vec_ok<Out>(p.d, p.ldd, p.batch_stride_d));
 
   SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
+  const uint32_t staged_tile = cast_smem_ptr_to_uint(&ss.epi[0][0]);   // (BN x 32 B) per consumer warp
 
   const int tid = threadIdx.x;
   const int warp = tid / 32;
@@ -571,6 +607,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     }
     cutlass::arch::ClusterBarrier::init(&ss.order[0], 128);
     cutlass::arch::ClusterBarrier::init(&ss.order[1], 128);
+    cutlass::arch::ClusterBarrier::init(&ss.out_full, kConsumerWarps);
+    cutlass::arch::ClusterBarrier::init(&ss.out_empty, kStorerWarps);
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
@@ -628,6 +666,27 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           if (++stage == S) { stage = 0; phase ^= 1; }
         }
       }
+    } else if (warp >= 1) {
+      if constexpr (kStaged && sizeof(Out) == 2) {
+        if (fast) {
+          // Storer warps: copy each tile's 16-bit staging to D, 8 rows of a column per access.
+          const int st = tid - 32;   // 0 .. 32*kStorerWarps-1
+          uint32_t full_phase = 0;
+          for (int unit = first; unit < num_units; unit += stride) {
+            const TileCoord tc = tile_of(unit);
+            cutlass::arch::ClusterBarrier::wait(&ss.out_full, full_phase);
+            full_phase ^= 1;
+            Out* dcol = reinterpret_cast<Out*>(p.d) + int64_t(tc.l) * p.batch_stride_d;
+            for (int item = st; item < BM * BN / 8; item += 32 * kStorerWarps) {
+              const int w = item / (2 * BN), r = item % (2 * BN);   // warp w: rows 16w..16w+15
+              store_col8<Out>(staged_tile + uint32_t(item * 16), dcol, tc.m * BM + 16 * w + 8 * (r % 2),
+                              tc.n * BN + r / 2, p);
+            }
+            __syncwarp();
+            if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_empty);
+          }
+        }
+      }
     }
     __syncwarp();
     if constexpr (CM > 1) cluster_sync_all();   // stay alive while the peer may still signal us
@@ -651,11 +710,11 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
     const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
     const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
-    const bool fast = fast_epilogue<Out>(p, d_vec);
     float* stg = ss.epi[cwg];
 
     int stage = 0;
     uint32_t phase = 0;
+    uint32_t empty_phase = 1;   // the staging starts empty: the previous phase counts as done
     for (int unit = first; unit < num_units; unit += stride) {
       const TileCoord tc = tile_of(unit);
       const int last =
@@ -663,6 +722,17 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
+      if constexpr (kStaged && sizeof(Out) == 2) {
+        if (fast) {
+          cutlass::arch::ClusterBarrier::wait(&ss.out_empty, empty_phase);
+          empty_phase ^= 1;
+          stmatrix_cols<BN / 16, Out>(accum, 0, staged_tile + uint32_t((ctid / 32) * BN * 32),
+                                      ctid % 32, p.alpha);
+          __syncwarp();
+          if (ctid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_full);
+          continue;
+        }
+      }
       epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, tc.m * BM + cwg * 64, tc.n * BN,
                                    int64_t(tc.l), p, fast, d_vec, c_vec);
     }
@@ -694,7 +764,6 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
     const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
     const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
-    const bool fast = fast_epilogue<Out>(p, d_vec);
     float* stg = ss.epi[cwg];
 
     int stage = 0;
