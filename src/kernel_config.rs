@@ -300,9 +300,9 @@ pub fn render_sm80_header() -> String {
 /// A Hopper (TMA + WGMMA, warp-specialized, persistent) GEMM configuration.
 ///
 /// ```
-/// use ferrocute::kernel_config::{Sm90Config, Sm90_128x256x64S4};
-/// assert_eq!(Sm90_128x256x64S4::SMEM_BYTES, 216064);
-/// assert_eq!(Sm90_128x256x64S4::SMEM_A.to_string(),
+/// use ferrocute::kernel_config::{Sm90Config, Sm90_128x256x64S4C2};
+/// assert_eq!(Sm90_128x256x64S4C2::SMEM_BYTES, 216064);
+/// assert_eq!(Sm90_128x256x64S4C2::SMEM_A.to_string(),
 ///     "Sw<3,4,3> o 0 o ((8,16),(64,1),(1,4)):((64,512),(1,0),(0,8192))");
 /// ```
 pub trait Sm90Config {
@@ -323,6 +323,9 @@ pub trait Sm90Config {
     /// 2: cooperative with a staged epilogue (the consumers leave the 16-bit tile in shared
     /// memory and go on with the next tile while spare producer warps store it).
     const SCHEDULE: usize;
+    /// Schedule 2 only: the tile goes through the shared-memory staging in this many column
+    /// parts (1 or 2); 2 halves the staging, at one wait for the storers per tile.
+    const STAGE_PARTS: usize;
     /// CTAs per cluster along M (1 or 2): with 2, M-adjacent tiles share their B tile, each
     /// CTA loading half of it and multicasting it to both.
     const CLUSTER_M: usize;
@@ -333,48 +336,73 @@ pub trait Sm90Config {
 
     /// Threads per CTA: a producer warpgroup and two consumer warpgroups.
     const THREADS: usize = 384;
+    /// The numbers `sm90_check` and the shared-memory formula read.
+    const SHAPE: Sm90Shape = Sm90Shape {
+        tile: Self::TILE,
+        stages: Self::STAGES,
+        epi_n: Self::EPI_N,
+        schedule: Self::SCHEDULE,
+        stage_parts: Self::STAGE_PARTS,
+        cluster_m: Self::CLUSTER_M,
+    };
     /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out (pipeline, epilogue staging,
     /// barriers, 1 KiB alignment slack).
-    const SMEM_BYTES: usize =
-        sm90_smem_bytes(Self::TILE, Self::STAGES, Self::EPI_N, Self::SCHEDULE);
+    const SMEM_BYTES: usize = Self::SHAPE.smem_bytes();
     /// The `(BM,BK,Stages)` shared memory of a K-major A, checked at compile time.
     const SMEM_A: Value = sm90_check(
-        Self::TILE,
-        Self::STAGES,
-        Self::EPI_N,
-        Self::SCHEDULE,
-        Self::CLUSTER_M,
+        &Self::SHAPE,
         &Self::SmemAtomK::VALUE,
         &Self::SmemAtomMN::VALUE,
     );
 }
 
-const fn sm90_smem_bytes(tile: [usize; 3], stages: usize, epi_n: usize, schedule: usize) -> usize {
-    let [bm, bn, bk] = tile;
-    // Epilogue staging: f32 columns, or the whole 16-bit tile for the staged epilogue.
-    let f32_staging = 2 * epi_n * 68 * 4;
-    let staging = if schedule == 2 && bm * bn * ELEM_BYTES > f32_staging {
-        bm * bn * ELEM_BYTES
-    } else {
-        f32_staging
-    };
-    // Full and empty barriers per stage, two pingpong turns, two staged-epilogue barriers.
-    let body = stages * (bm + bn) * bk * ELEM_BYTES + staging + stages * 16 + 32;
-    1024 + body.div_ceil(1024) * 1024
+/// The numbers of an [`Sm90Config`], in one value for the `const` checks.
+#[derive(Clone, Copy, Debug)]
+pub struct Sm90Shape {
+    /// CTA tile `(BM, BN, BK)`.
+    pub tile: [usize; 3],
+    /// Pipeline depth.
+    pub stages: usize,
+    /// Columns per f32 epilogue chunk.
+    pub epi_n: usize,
+    /// 0 cooperative, 1 pingpong, 2 cooperative with a staged epilogue.
+    pub schedule: usize,
+    /// Column parts of the staged epilogue.
+    pub stage_parts: usize,
+    /// CTAs per cluster along M.
+    pub cluster_m: usize,
+}
+
+impl Sm90Shape {
+    /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out.
+    pub const fn smem_bytes(&self) -> usize {
+        let [bm, bn, bk] = self.tile;
+        // Epilogue staging: f32 columns, or one part of the 16-bit tile (staged epilogue).
+        let f32_staging = 2 * self.epi_n * 68 * 4;
+        let part = bm * bn * ELEM_BYTES / self.stage_parts;
+        let staging = if self.schedule == 2 && part > f32_staging {
+            part
+        } else {
+            f32_staging
+        };
+        // Full and empty barriers per stage, two pingpong turns, two staged-epilogue barriers.
+        let body = self.stages * (bm + bn) * bk * ELEM_BYTES + staging + self.stages * 16 + 32;
+        1024 + body.div_ceil(1024) * 1024
+    }
 }
 
 /// Checks a Hopper configuration: the kernel's tile rules, that both atoms tile the
 /// operand tiles (`tile_to_shape`), and the shared-memory budget.
-pub const fn sm90_check(
-    tile: [usize; 3],
-    stages: usize,
-    epi_n: usize,
-    schedule: usize,
-    cluster_m: usize,
-    atom_k: &Value,
-    atom_mn: &Value,
-) -> Value {
-    let [bm, bn, bk] = tile;
+pub const fn sm90_check(shape: &Sm90Shape, atom_k: &Value, atom_mn: &Value) -> Value {
+    let [bm, bn, bk] = shape.tile;
+    let Sm90Shape {
+        stages,
+        epi_n,
+        schedule,
+        stage_parts,
+        cluster_m,
+        ..
+    } = *shape;
     assert!(
         cluster_m == 1 || cluster_m == 2,
         "kernel config: the cluster is 1 or 2 CTAs along M"
@@ -382,6 +410,10 @@ pub const fn sm90_check(
     assert!(
         schedule <= 2,
         "kernel config: Schedule is 0 (cooperative), 1 (pingpong) or 2 (cooperative, staged epilogue)"
+    );
+    assert!(
+        stage_parts == 1 || (schedule == 2 && stage_parts == 2 && bn % 32 == 0),
+        "kernel config: StageParts is 1, or 2 with the staged epilogue"
     );
     assert!(
         schedule == 1 || bm == 128,
@@ -408,7 +440,7 @@ pub const fn sm90_check(
         "kernel config: the TMA pipeline needs at least 2 stages"
     );
     assert!(
-        sm90_smem_bytes(tile, stages, epi_n, schedule) <= SMEM_LIMIT,
+        shape.smem_bytes() <= SMEM_LIMIT,
         "kernel config: the pipeline's shared memory exceeds the 227 KiB a CTA may use"
     );
     let a = unwrap(tile_to_shape(atom_k, &Tup::flat(&[bm, bk, stages])));
@@ -468,12 +500,15 @@ pub fn render_sm90<C: Sm90Config>() -> String {
     );
     s += &format!("  static constexpr int EpiN = {};\n", C::EPI_N);
     s += &format!("  static constexpr int Schedule = {};\n", C::SCHEDULE);
+    if C::STAGE_PARTS != 1 {
+        s += &format!("  static constexpr int StageParts = {};\n", C::STAGE_PARTS);
+    }
     s + "};\n"
 }
 
 macro_rules! sm90_config {
     ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$bm:literal, $bn:literal, $bk:literal],
-     $stages:literal, $schedule:literal, $cluster_m:literal) => {
+     $stages:literal, $schedule:literal, $cluster_m:literal $(, parts = $parts:literal)?) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $ty;
@@ -486,6 +521,7 @@ macro_rules! sm90_config {
             const EPI_N: usize = 32;
             const SCHEDULE: usize = $schedule;
             const CLUSTER_M: usize = $cluster_m;
+            const STAGE_PARTS: usize = 1 $(* $parts)?;
             type SmemAtomK = crate::Composition<crate::Swizzle<3, 4, 3>, crate::Layout!((8,64):(64,1))>;
             type SmemAtomMN = crate::Composition<crate::Swizzle<3, 4, 3>, crate::Layout!((64,8):(1,64))>;
         }
@@ -498,14 +534,6 @@ sm90_config!(
     [128, 128, 64], 6, 1, 1
 );
 sm90_config!(
-    /// 128x256x64, 4 stages, cooperative: 0.75x the L2 bytes per flop of the pingpong
-    /// 128x128 tile, but an epilogue that does not overlap the main loop; the baseline of the
-    /// staged-epilogue tile, reachable with `FERROCUTE_KERNEL` (BENCHMARKS.md).
-    Sm90_128x256x64S4, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
-    [128, 256, 64], 4, 0, 1
-);
-
-sm90_config!(
     /// 128x256x64, 4 stages, cooperative, clusters of 2 along M sharing B by TMA multicast:
     /// half the L2 bytes per flop of the 128x128 tile, but no faster than the same tile
     /// without a cluster on an H100 (BENCHMARKS.md); reachable with `FERROCUTE_KERNEL`.
@@ -515,10 +543,18 @@ sm90_config!(
 
 sm90_config!(
     /// 128x256x64, 3 stages, cooperative with a staged epilogue (the tile's 64 KiB of 16-bit
-    /// output costs the fourth stage): dispatched for long K (`k >= 4096`), where it was the
-    /// fastest tile under the H100's power cap (BENCHMARKS.md).
+    /// output costs the fourth stage): dispatched for `k >= 8192`, where it was the fastest
+    /// tile under the H100's power cap (BENCHMARKS.md).
     Sm90_128x256x64S3St, "sm90_128x256x64_s3_st", "Sm90Cfg_128x256x64_s3_st",
     [128, 256, 64], 3, 2, 1
+);
+
+sm90_config!(
+    /// 128x256x64, 4 stages, cooperative with a staged epilogue in two column halves (32 KiB
+    /// of staging keeps the fourth stage; the consumers wait once per tile for the storers):
+    /// dispatched for `4096 <= k < 8192` (BENCHMARKS.md).
+    Sm90_128x256x64S4St2, "sm90_128x256x64_s4_st2", "Sm90Cfg_128x256x64_s4_st2",
+    [128, 256, 64], 4, 2, 1, parts = 2
 );
 
 /// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
@@ -531,9 +567,9 @@ pub fn render_sm90_header() -> String {
         "FERROCUTE_SM90_CONFIGS",
         &[
             entry::<Sm90_128x128x64S6Pp>(),
-            entry::<Sm90_128x256x64S4>(),
             entry::<Sm90_128x256x64S4C2>(),
             entry::<Sm90_128x256x64S3St>(),
+            entry::<Sm90_128x256x64S4St2>(),
         ],
     )
 }

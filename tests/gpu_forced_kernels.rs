@@ -1,6 +1,6 @@
-//! Hopper kernels that the dispatcher chooses rarely (the staged-epilogue 128x256 tile, for
-//! `k >= 4096` only) or never (the plain cooperative 128x256 tile with and without a 2-CTA
-//! multicast cluster; BENCHMARKS.md says why) are checked on small shapes with every edge by
+//! Hopper kernels that the dispatcher chooses rarely (the staged-epilogue 128x256 tiles,
+//! for `k >= 4096` only) or never (the 128x256 tile with 2-CTA multicast clusters;
+//! BENCHMARKS.md says why) are checked on small shapes with every edge by
 //! forcing them with `FERROCUTE_KERNEL`, which is read once per process: the parent test runs
 //! this binary once per kernel, as a child with the variable set, and each child checks its
 //! kernel like the dispatched ones.
@@ -13,9 +13,9 @@ mod common;
 use common::*;
 
 const KERNELS: [&str; 3] = [
-    "sm90_128x256x64_s4_coop",
     "sm90_128x256x64_s4_coop_c2",
     "sm90_128x256x64_s3_st",
+    "sm90_128x256x64_s4_st2",
 ];
 
 /// Set in the children: the kernel to check.

@@ -254,26 +254,24 @@ fn kernel_names() {
     // fills the GPU, else small tiles.
     let ds = dispatch(&desc(2048, 2048, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16");
-    // Long K: the cooperative 128x256 tile with the staged epilogue, where its tiles fill
-    // the GPU.
-    let big = |m, n, k| {
-        let mut d = desc(m, n, k);
+    // Long K: the cooperative 128x256 tiles with the staged epilogue (4 stages from K = 4096,
+    // 3 from K = 8192), where their tiles fill the GPU; 2048x2048 gives 128 such tiles for
+    // 132 SMs, so the pingpong tile.
+    for ((m, k), tile) in [
+        ((4096, 4096), "128x256x64_s4_st2"),
+        ((4096, 8192), "128x256x64_s3_st"),
+        ((4096, 4088), "128x128x64_s6_pp"),
+        ((2048, 8192), "128x128x64_s6_pp"),
+    ] {
+        let mut d = desc(m, m, k);
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
-        dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap().kernel
-    };
-    assert_eq!(
-        big(4096, 4096, 4096),
-        "ferrocute_sm90_128x256x64_s3_st_kk_bf16_bf16"
-    );
-    assert_eq!(
-        big(4096, 4096, 4088),
-        "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16"
-    );
-    // 128 tiles of 128x256 for 132 SMs: the pingpong tile.
-    assert_eq!(
-        big(2048, 2048, 8192),
-        "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16"
-    );
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert_eq!(
+            ds.kernel,
+            format!("ferrocute_sm90_{tile}_kk_bf16_bf16"),
+            "{m}x{m}x{k}"
+        );
+    }
     let ds = dispatch(&desc(256, 256, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_splitk_64x128x64_s9_kk_bf16_bf16");
     assert_eq!((ds.grid, ds.cluster), ((1, 8, 1), 1));

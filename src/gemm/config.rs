@@ -9,7 +9,7 @@ use super::error::Error;
 use super::plan::{GemmDesc, Plan};
 use crate::kernel_config::{
     Sm80Config, Sm80_128x128x32S3, Sm80_128x256x32S4, Sm80_64x64x32S3, Sm90Config,
-    Sm90_128x128x64S6Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4, Sm90_128x256x64S4C2,
+    Sm90_128x128x64S6Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4C2, Sm90_128x256x64S4St2,
     SplitK64x128x64S9, SplitKConfig,
 };
 
@@ -159,22 +159,26 @@ const fn splitk<C: SplitKConfig>() -> KernelConfig {
 /// Kernels for small problems: `m <= 128`, or under half a wave of the large Hopper tile.
 pub static SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x128x64S9>()];
 
-/// Kernels for long K (`k >= LONG_K`) where their tiles fill every SM: the cooperative
-/// 128x256 tile moves 0.75x the L2 bytes per flop of the pingpong 128x128 tile, which pays
-/// on a power-capped GPU once the main loop is long; its staged epilogue lets the consumer
-/// warpgroups start the next tile while spare producer warps store the last one
-/// (BENCHMARKS.md).
-pub static LONG_K_KERNELS: &[KernelConfig] = &[sm90::<Sm90_128x256x64S3St>()];
+/// Kernels for long K, each with the K from which it is preferred (largest first), used
+/// where their tiles fill every SM: cooperative 128x256 tiles, which move 0.75x the L2
+/// bytes per flop of the pingpong 128x128 tile and pay on a power-capped GPU once the main
+/// loop is long, with a staged epilogue that lets the consumer warpgroups start the next
+/// tile while spare producer warps store the last one. The 3-stage tile stages the whole
+/// output tile; the 4-stage one stages it in two halves and measured faster at K = 4096,
+/// slower at K = 8192 (BENCHMARKS.md).
+pub static LONG_K_KERNELS: &[(i32, KernelConfig)] = &[
+    (8192, sm90::<Sm90_128x256x64S3St>()),
+    (LONG_K, sm90::<Sm90_128x256x64S4St2>()),
+];
 
 /// The K from which [`LONG_K_KERNELS`] are preferred.
 pub const LONG_K: i32 = 4096;
 
-/// Fast kernels, in order of preference (largest tile first). The Hopper 128x256 tiles
-/// without the staged epilogue (with and without a 2-CTA cluster) never come first; they
-/// are there for `FERROCUTE_KERNEL` and comparisons (BENCHMARKS.md).
+/// Fast kernels, in order of preference (largest tile first). The Hopper 128x256 tile
+/// with 2-CTA clusters (TMA multicast of B) never comes first: it measured no faster than
+/// the same tile without a cluster; it is there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
 pub static FAST_KERNELS: &[KernelConfig] = &[
     sm90::<Sm90_128x128x64S6Pp>(),
-    sm90::<Sm90_128x256x64S4>(),
     sm90::<Sm90_128x256x64S4C2>(),
     sm80::<Sm80_128x256x32S4>(),
     sm80::<Sm80_128x128x32S3>(),
@@ -318,7 +322,7 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. The first eligible
 /// [`SMALL_M_KERNELS`] entry wins for `m <= 128`, and when the preferred fast tile would fill
 /// under half the SMs. For `k >= LONG_K` the first eligible [`LONG_K_KERNELS`] entry whose
-/// tiles fill every SM wins. Otherwise the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
+/// K threshold `k` reaches and whose tiles fill every SM wins. Otherwise the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
 /// elsewhere) is used; within it the first (largest) tile that yields at least one block
 /// per SM wins, else the one with the most blocks. Otherwise the simple kernel.
 ///
@@ -358,11 +362,13 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
                 return Ok(small);
             }
         }
-        if plan.k >= LONG_K {
-            let full_wave = |c: &&KernelConfig| tiles(c) >= sm_count as u64;
-            if let Some(cfg) = LONG_K_KERNELS.iter().filter(eligible).find(full_wave) {
-                return Ok(cfg);
-            }
+        let long_k = LONG_K_KERNELS
+            .iter()
+            .filter(|(min_k, c)| plan.k >= *min_k && eligible(&c) && tiles(c) >= sm_count as u64)
+            .map(|(_, c)| c)
+            .next();
+        if let Some(cfg) = long_k {
+            return Ok(cfg);
         }
         // The best kernel family for this GPU (the table lists the fastest first), then
         // within it the largest tile that still gives every SM a block.
@@ -440,7 +446,7 @@ fn forced_kernel() -> Option<&'static KernelConfig> {
         let name = std::env::var("FERROCUTE_KERNEL").ok()?;
         SMALL_M_KERNELS
             .iter()
-            .chain(LONG_K_KERNELS)
+            .chain(LONG_K_KERNELS.iter().map(|(_, c)| c))
             .chain(FAST_KERNELS)
             .find(|c| c.name == name)
     })

@@ -40,7 +40,9 @@
 //                                             //     16384 or BM=64,BN=256; epilogue of one WG
 //                                             //     overlaps the mainloop of the other
 //                                             // 2 = cooperative, staged epilogue: as 0, plus
-//                                             //     BM*BN*2 bytes of staging for the tile
+//                                             //     BM*BN*2/StageParts bytes of staging
+//     static constexpr int StageParts = 1;    // optional, Schedule 2 only: 1, or 2 to stage the
+//                                             // tile in two column halves (half the smem)
 //   };
 //
 // =====================================================================================
@@ -95,12 +97,14 @@
 //                                                traps if the launch's cluster is not CM)
 //   dynamic smem bytes = smem_bytes<Cfg>() =
 //       1024 (alignment slack) + roundup(Stages*(BM+BN)*BK*2 + staging + Stages*16 + 32, 1024)
-//       staging = 2*EpiN*(64+4)*4, or max(that, BM*BN*2) for Schedule 2
+//       staging = 2*EpiN*(64+4)*4, or max(that, BM*BN*2/StageParts) for Schedule 2
 //       (the "+ 32" barrier bytes changed none of these values)
 //       e.g. 128x256x64_s4 : 1024 + roundup(196608 + 17408 + 64 + 32, 1024) = 216064 bytes (any out type)
 //            128x128x64_s6 : 1024 + roundup(196608 + 17408 + 96 + 32, 1024) = 216064 bytes (coop and pp)
 //            64x256x64_s5  : 1024 + roundup(204800 + 17408 + 80 + 32, 1024) = 224256 bytes
 //            128x256x64_s3_st : 1024 + roundup(147456 + 65536 + 48 + 32, 1024) = 215040 bytes
+//            128x256x64_s4_st2 (StageParts 2) : 1024 + roundup(196608 + 32768 + 64 + 32, 1024)
+//                             = 231424 bytes
 //   kernel params in PTX: param_0 GemmParams (120 B, align 8, offset 0), param_1 CUtensorMap
 //   (128 B, align 128, offset 128), param_2 CUtensorMap (offset 256); cuLaunchKernel's
 //   kernelParams = {&params, &tma_a, &tma_b}.
@@ -137,6 +141,15 @@ using namespace cute;
 static constexpr int kThreads = 384;
 static constexpr int kEpiLd = 64 + 4;   // padded column stride (floats) of the epilogue staging
 
+// Cfg::StageParts (staged epilogue only; default 1): the tile goes through the staging in
+// that many column parts, so the staging needs only BM*BN*2/StageParts bytes.
+template <class Cfg, class = void>
+struct StagePartsOf { static constexpr int value = 1; };
+template <class Cfg>
+struct StagePartsOf<Cfg, std::void_t<decltype(Cfg::StageParts)>> {
+  static constexpr int value = Cfg::StageParts;
+};
+
 template <class Cfg>
 struct Derived {
   static constexpr int BM = size<0>(typename Cfg::TileShape{});
@@ -148,11 +161,13 @@ struct Derived {
   static constexpr int kBBytes = BN * BK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr bool kStaged = (Cfg::Schedule == 2);
+  static constexpr int kStageParts = StagePartsOf<Cfg>::value;
   // Epilogue staging per consumer warpgroup: EpiN padded f32 columns of 64 rows; with the
-  // staged epilogue also half of the whole 16-bit BMxBN tile (the two uses never meet in one
-  // launch: the 16-bit staging serves beta == 0, the f32 one everything else).
+  // staged epilogue also half of one 16-bit part of the BMxBN tile (the two uses never meet
+  // in one launch: the 16-bit staging serves beta == 0, the f32 one everything else).
+  static constexpr int kPartFloats = BM * BN / 4 / kStageParts;
   static constexpr int kEpiFloats =
-      (kStaged && BM * BN / 4 > EpiN * kEpiLd) ? BM * BN / 4 : EpiN * kEpiLd;
+      (kStaged && kPartFloats > EpiN * kEpiLd) ? kPartFloats : EpiN * kEpiLd;
 };
 
 template <class Cfg>
@@ -559,6 +574,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   static_assert(sizeof(In) == 2, "16-bit inputs only");
   constexpr bool kPingpong = (Cfg::Schedule == 1);
   constexpr bool kStaged = D::kStaged;
+  constexpr int kParts = D::kStageParts, kPartN = BN / D::kStageParts;   // staged columns per part
+  static_assert(kParts == 1 || (kStaged && kParts == 2 && kPartN % 16 == 0),
+                "StageParts: 1, or 2 with the staged epilogue");
   static_assert(Cfg::Schedule >= 0 && Cfg::Schedule <= 2,
                 "Schedule: 0 cooperative, 1 pingpong, 2 cooperative with a staged epilogue");
   static_assert(kPingpong || BM == 128, "cooperative schedule: BM must be 128 (2 consumer WGs x 64)");
@@ -674,16 +692,20 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           uint32_t full_phase = 0;
           for (int unit = first; unit < num_units; unit += stride) {
             const TileCoord tc = tile_of(unit);
-            cutlass::arch::ClusterBarrier::wait(&ss.out_full, full_phase);
-            full_phase ^= 1;
             Out* dcol = reinterpret_cast<Out*>(p.d) + int64_t(tc.l) * p.batch_stride_d;
-            for (int item = st; item < BM * BN / 8; item += 32 * kStorerWarps) {
-              const int w = item / (2 * BN), r = item % (2 * BN);   // warp w: rows 16w..16w+15
-              store_col8<Out>(staged_tile + uint32_t(item * 16), dcol, tc.m * BM + 16 * w + 8 * (r % 2),
-                              tc.n * BN + r / 2, p);
+            for (int part = 0; part < kParts; ++part) {
+              cutlass::arch::ClusterBarrier::wait(&ss.out_full, full_phase);
+              full_phase ^= 1;
+              for (int item = st; item < BM * kPartN / 8; item += 32 * kStorerWarps) {
+                // consumer warp w holds rows 16w..16w+15: column r/2, row half r%2
+                const int w = item / (2 * kPartN), r = item % (2 * kPartN);
+                store_col8<Out>(staged_tile + uint32_t(item * 16), dcol,
+                                tc.m * BM + 16 * w + 8 * (r % 2),
+                                tc.n * BN + part * kPartN + r / 2, p);
+              }
+              __syncwarp();
+              if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_empty);
             }
-            __syncwarp();
-            if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_empty);
           }
         }
       }
@@ -724,12 +746,16 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       if (last >= 0) release(last);
       if constexpr (kStaged && sizeof(Out) == 2) {
         if (fast) {
-          cutlass::arch::ClusterBarrier::wait(&ss.out_empty, empty_phase);
-          empty_phase ^= 1;
-          stmatrix_cols<BN / 16, Out>(accum, 0, staged_tile + uint32_t((ctid / 32) * BN * 32),
-                                      ctid % 32, p.alpha);
-          __syncwarp();
-          if (ctid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_full);
+          CUTE_UNROLL
+          for (int part = 0; part < kParts; ++part) {
+            cutlass::arch::ClusterBarrier::wait(&ss.out_empty, empty_phase);
+            empty_phase ^= 1;
+            stmatrix_cols<kPartN / 16, Out>(accum, part * (kPartN / 16),
+                                            staged_tile + uint32_t((ctid / 32) * kPartN * 32),
+                                            ctid % 32, p.alpha);
+            __syncwarp();
+            if (ctid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_full);
+          }
           continue;
         }
       }
