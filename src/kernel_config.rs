@@ -543,7 +543,7 @@ sm90_config!(
 
 sm90_config!(
     /// 128x256x64, 3 stages, cooperative with a staged epilogue (the tile's 64 KiB of 16-bit
-    /// output costs the fourth stage): dispatched for `k >= 8192`, where it was the fastest
+    /// output costs the fourth stage): dispatched for `k >= 4096`, where it was the fastest
     /// tile under the H100's power cap (BENCHMARKS.md).
     Sm90_128x256x64S3St, "sm90_128x256x64_s3_st", "Sm90Cfg_128x256x64_s3_st",
     [128, 256, 64], 3, 2, 1
@@ -552,7 +552,8 @@ sm90_config!(
 sm90_config!(
     /// 128x256x64, 4 stages, cooperative with a staged epilogue in two column halves (32 KiB
     /// of staging keeps the fourth stage; the consumers wait once per tile for the storers):
-    /// dispatched for `4096 <= k < 8192` (BENCHMARKS.md).
+    /// no faster than the 3-stage tile over repeated runs; reachable with `FERROCUTE_KERNEL`
+    /// (BENCHMARKS.md).
     Sm90_128x256x64S4St2, "sm90_128x256x64_s4_st2", "Sm90Cfg_128x256x64_s4_st2",
     [128, 256, 64], 4, 2, 1, parts = 2
 );

@@ -160,26 +160,23 @@ const fn splitk<C: SplitKConfig>() -> KernelConfig {
 pub static SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x128x64S9>()];
 
 /// Kernels for long K, each with the K from which it is preferred (largest first), used
-/// where their tiles fill every SM: cooperative 128x256 tiles, which move 0.75x the L2
-/// bytes per flop of the pingpong 128x128 tile and pay on a power-capped GPU once the main
+/// where their tiles fill every SM: the cooperative 128x256 tile, which moves 0.75x the L2
+/// bytes per flop of the pingpong 128x128 tile and pays on a power-capped GPU once the main
 /// loop is long, with a staged epilogue that lets the consumer warpgroups start the next
-/// tile while spare producer warps store the last one. The 3-stage tile stages the whole
-/// output tile; the 4-stage one stages it in two halves and measured faster at K = 4096,
-/// slower at K = 8192 (BENCHMARKS.md).
-pub static LONG_K_KERNELS: &[(i32, KernelConfig)] = &[
-    (8192, sm90::<Sm90_128x256x64S3St>()),
-    (LONG_K, sm90::<Sm90_128x256x64S4St2>()),
-];
+/// tile while spare producer warps store the last one (BENCHMARKS.md).
+pub static LONG_K_KERNELS: &[(i32, KernelConfig)] = &[(LONG_K, sm90::<Sm90_128x256x64S3St>())];
 
 /// The K from which [`LONG_K_KERNELS`] are preferred.
 pub const LONG_K: i32 = 4096;
 
-/// Fast kernels, in order of preference (largest tile first). The Hopper 128x256 tile
-/// with 2-CTA clusters (TMA multicast of B) never comes first: it measured no faster than
-/// the same tile without a cluster; it is there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
+/// Fast kernels, in order of preference (largest tile first). Two Hopper 128x256 tiles
+/// never come first, as they measured no faster than the dispatched staged tile: with
+/// 2-CTA clusters (TMA multicast of B), and with 4 stages and the staging in two halves;
+/// they are there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
 pub static FAST_KERNELS: &[KernelConfig] = &[
     sm90::<Sm90_128x128x64S6Pp>(),
     sm90::<Sm90_128x256x64S4C2>(),
+    sm90::<Sm90_128x256x64S4St2>(),
     sm80::<Sm80_128x256x32S4>(),
     sm80::<Sm80_128x128x32S3>(),
     sm80::<Sm80_64x64x32S3>(),
