@@ -159,12 +159,12 @@ const fn splitk<C: SplitKConfig>() -> KernelConfig {
 /// Kernels for small problems: `m <= 128`, or under half a wave of the large Hopper tile.
 pub static SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x128x64S9>()];
 
-/// Kernels for long K, each with the K from which it is preferred (largest first), used
-/// where their tiles fill every SM: the cooperative 128x256 tile, which moves 0.75x the L2
-/// bytes per flop of the pingpong 128x128 tile and pays on a power-capped GPU once the main
-/// loop is long, with a staged epilogue that lets the consumer warpgroups start the next
-/// tile while spare producer warps store the last one (BENCHMARKS.md).
-pub static LONG_K_KERNELS: &[(i32, KernelConfig)] = &[(LONG_K, sm90::<Sm90_128x256x64S3St>())];
+/// Kernels for long K (`k >= LONG_K`), used where their tiles fill every SM: the
+/// cooperative 128x256 tile, which moves 0.75x the L2 bytes per flop of the pingpong
+/// 128x128 tile and pays on a power-capped GPU once the main loop is long, with a staged
+/// epilogue that lets the consumer warpgroups start the next tile while spare producer
+/// warps store the last one (BENCHMARKS.md).
+pub static LONG_K_KERNELS: &[KernelConfig] = &[sm90::<Sm90_128x256x64S3St>()];
 
 /// The K from which [`LONG_K_KERNELS`] are preferred.
 pub const LONG_K: i32 = 4096;
@@ -319,7 +319,7 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. The first eligible
 /// [`SMALL_M_KERNELS`] entry wins for `m <= 128`, and when the preferred fast tile would fill
 /// under half the SMs. For `k >= LONG_K` the first eligible [`LONG_K_KERNELS`] entry whose
-/// K threshold `k` reaches and whose tiles fill every SM wins. Otherwise the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
+/// tiles fill every SM wins. Otherwise the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
 /// elsewhere) is used; within it the first (largest) tile that yields at least one block
 /// per SM wins, else the one with the most blocks. Otherwise the simple kernel.
 ///
@@ -359,13 +359,11 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
                 return Ok(small);
             }
         }
-        let long_k = LONG_K_KERNELS
-            .iter()
-            .filter(|(min_k, c)| plan.k >= *min_k && eligible(&c) && tiles(c) >= sm_count as u64)
-            .map(|(_, c)| c)
-            .next();
-        if let Some(cfg) = long_k {
-            return Ok(cfg);
+        if plan.k >= LONG_K {
+            let full_wave = |c: &&KernelConfig| tiles(c) >= sm_count as u64;
+            if let Some(cfg) = LONG_K_KERNELS.iter().filter(eligible).find(full_wave) {
+                return Ok(cfg);
+            }
         }
         // The best kernel family for this GPU (the table lists the fastest first), then
         // within it the largest tile that still gives every SM a block.
@@ -443,7 +441,7 @@ fn forced_kernel() -> Option<&'static KernelConfig> {
         let name = std::env::var("FERROCUTE_KERNEL").ok()?;
         SMALL_M_KERNELS
             .iter()
-            .chain(LONG_K_KERNELS.iter().map(|(_, c)| c))
+            .chain(LONG_K_KERNELS)
             .chain(FAST_KERNELS)
             .find(|c| c.name == name)
     })

@@ -4,8 +4,9 @@
 // Schedule = 1 pingpong (each consumer warpgroup owns whole tiles, alternate tiles, one WG's
 // epilogue overlapping the other's mainloop); Schedule = 2 cooperative with a staged
 // epilogue (for beta = 0 and a 16-bit D the consumers leave the tile in shared memory and
-// start the next one while warps 1-3 of the producer warpgroup store it). ClusterShape (2,1,1): M-adjacent tiles of a
-// cluster share their B tile, each CTA loading half of it by TMA multicast.
+// start the next one while warps 1-3 of the producer warpgroup store it).
+// ClusterShape (2,1,1): M-adjacent tiles of a cluster share their B tile, each CTA loading
+// half of it by TMA multicast.
 //
 // Computes (gemm_params.h convention)  D(m,n,l) = alpha * sum_k A(m,k,l) B(n,k,l) + beta * C(m,n,l)
 // with f32 accumulation.  C has the same element type as D.  beta == 0 never reads C.
@@ -452,8 +453,9 @@ __device__ __forceinline__ uint32_t pack16x2(float lo, float hi) {
   return uint32_t(OutOps<Out>::to(lo).raw()) | (uint32_t(OutOps<Out>::to(hi).raw()) << 16);
 }
 
-// Writes the 16-column groups [q0, q0 + NQ) (q0 a constant once unrolled) of this warp's 16 rows of an m64nBNk16 fragment,
-// times alpha, as 16-bit values into shared memory at sbase: column c (relative to 16*q0) at
+// Writes the 16-column groups [q0, q0 + NQ) (q0 a constant once unrolled) of this warp's
+// 16 rows of an m64nBNk16 fragment, times alpha, as 16-bit values into shared memory at
+// sbase: column c (relative to 16*q0) at
 // c*32 bytes, its rows r (0..15 of the warp's 16) at 2*r. (Fragment value v0 + 2*v1 + 4*j is
 // row lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0.) stmatrix.x4: lane t addresses row t%8 of
 // matrix t/8; with .trans that row is column 8*(t/16) + t%8 of the group, 8 M-values
@@ -605,10 +607,13 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // Staged epilogue: the consumer warps leave the 16-bit tile in shared memory and go on
   // with the next tile while warps 1-3 of the producer warpgroup store it.
   constexpr int kConsumerWarps = 8, kStorerWarps = 3;
-  const bool fast = fast_epilogue<Out>(p, vec_ok<Out>(p.d, p.ldd, p.batch_stride_d));
+  const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
+  const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
+  const bool fast = fast_epilogue<Out>(p, d_vec);
 
   SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
-  const uint32_t staged_tile = cast_smem_ptr_to_uint(&ss.epi[0][0]);   // (BN x 32 B) per consumer warp
+  // Staged epilogue: (kPartN columns x 32 B) per consumer warp
+  const uint32_t staged_tile = cast_smem_ptr_to_uint(&ss.epi[0][0]);
 
   const int tid = threadIdx.x;
   const int warp = tid / 32;
@@ -730,8 +735,6 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<BM>, Int<BN>>{});
     static_assert(decltype(size(accum))::value == BN / 2, "unexpected accumulator fragment");
 
-    const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
-    const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
     float* stg = ss.epi[cwg];
 
     int stage = 0;
@@ -788,8 +791,6 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     static_assert(decltype(size(accum))::value == BM * BN / 128, "unexpected accumulator fragment");
     static_assert(decltype(size<1>(accum))::value == BM / 64, "unexpected accumulator fragment");
 
-    const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
-    const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
     float* stg = ss.epi[cwg];
 
     int stage = 0;
