@@ -113,6 +113,15 @@ const UNITS: &[Unit] = &[
         arch: "-gencode=arch=compute_90a,code=compute_90a",
         cubin: "sm_90a",
     },
+    Unit {
+        name: "sm90_skinny",
+        source: "src/kernels/sm90_skinny.cu",
+        deps: &["sm90_skinny.cu", "sm90_skinny.cuh", "gemm_params.h"],
+        header_macro: "FERROCUTE_SKINNY_CONFIG_HEADER",
+        header: kernel_config::render_skinny_header,
+        arch: "-gencode=arch=compute_90,code=compute_90",
+        cubin: "sm_90",
+    },
 ];
 
 const NVCC_FLAGS: &[&str] = &[

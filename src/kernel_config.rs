@@ -713,3 +713,138 @@ pub fn render_splitk_header() -> String {
         &[entry::<SplitK64x128x64S9>()],
     )
 }
+
+/// A small-M configuration (`src/kernels/sm90_skinny.cuh`) for `M <= 16`: a CTA owns 16 rows
+/// of N, its `WARPS` warps split K, and B streams from global memory straight into mma.sync
+/// fragments, `STEPS_IN_FLIGHT` steps of 32 k ahead, while each warp stages its chunks of A
+/// in shared memory.
+///
+/// ```
+/// use ferrocute::kernel_config::{SkinnyConfig, Skinny16W8};
+/// assert_eq!(Skinny16W8::SMEM_A.to_string(), "(16,128):(160,1)");
+/// // Per warp: two chunks of cosize 15 * 160 + 128 = 2528 bf16, a 16 x 20 f32 partial tile.
+/// assert_eq!(Skinny16W8::SMEM_BYTES, 8 * (2 * 2528 * 2 + 16 * 20 * 4));
+/// ```
+pub trait SkinnyConfig {
+    /// Name stem of the entry points: `ferrocute_<NAME>_<am>k_<in>_<out>`.
+    const NAME: &'static str;
+    /// The C++ struct name.
+    const STRUCT: &'static str;
+    /// Warps per CTA, each reducing one slice of K.
+    const WARPS: usize;
+    /// Steps of 32 k whose B loads each warp keeps in flight.
+    const STEPS_IN_FLIGHT: usize;
+    /// K per staged chunk of A.
+    const K_CHUNK: usize;
+
+    /// Threads per CTA.
+    const THREADS: usize = 32 * Self::WARPS;
+    /// `(16 m, K_CHUNK k)` shared memory of one chunk of A, checked at compile time.
+    const SMEM_A: Value = skinny_check(Self::WARPS, Self::STEPS_IN_FLIGHT, Self::K_CHUNK);
+    /// `(16 n, 16 m, WARPS)` f32 partial tiles of the warps.
+    const SMEM_RED: Value = Value::layout(
+        Tup::flat(&[16, 16, Self::WARPS]),
+        Tup::flat(&[SKINNY_RED_PITCH, 1, 16 * SKINNY_RED_PITCH]),
+    );
+    /// Dynamic shared memory: two chunk buffers per warp, then the partial tiles.
+    const SMEM_BYTES: usize = skinny_smem_bytes(Self::WARPS, &Self::SMEM_A);
+}
+
+/// Row pitch (floats) of a warp's `(16 n, 16 m)` partial tile.
+const SKINNY_RED_PITCH: usize = 20;
+
+const fn skinny_smem_bytes(warps: usize, smem_a: &Value) -> usize {
+    warps * (2 * smem_a.cosize().next_multiple_of(8) * ELEM_BYTES + 16 * SKINNY_RED_PITCH * 4)
+}
+
+/// The `(16, K_CHUNK)` chunk layout of A, after checking a small-M configuration: its row
+/// pitch puts rows `g` and `g + 1` (read together by one quarter-warp's 16-byte loads) in
+/// opposite halves of the 32 banks, the load ring nests with the chunk, and the shared
+/// memory fits.
+pub const fn skinny_check(warps: usize, steps: usize, k_chunk: usize) -> Value {
+    assert!(
+        warps >= 1 && warps <= 32,
+        "kernel config: 1 to 32 warps per CTA"
+    );
+    assert!(
+        k_chunk % 64 == 0,
+        "kernel config: the A chunk must be a multiple of 64 k"
+    );
+    let per_chunk = k_chunk / 32;
+    assert!(
+        steps >= 1 && (steps % per_chunk == 0 || per_chunk % steps == 0),
+        "kernel config: the steps in flight and the steps of a chunk must divide one another"
+    );
+    let a = Value::layout(Tup::flat(&[16, k_chunk]), Tup::flat(&[k_chunk + 32, 1]));
+    let pitch_bytes = a.eval(1) * ELEM_BYTES; // offset of (m, k) = (1, 0)
+    assert!(
+        pitch_bytes % 128 == 64,
+        "kernel config: the row pitch of the A chunk must be 64 bytes past a multiple of 128"
+    );
+    assert!(
+        skinny_smem_bytes(warps, &a) <= SMEM_LIMIT,
+        "kernel config: the A chunks and partial tiles exceed the 227 KiB a CTA may use"
+    );
+    a
+}
+
+/// The C++ `struct` of a [`SkinnyConfig`], as `src/kernels/sm90_skinny.cuh` documents it.
+pub fn render_skinny<C: SkinnyConfig>() -> String {
+    let a = C::SMEM_A;
+    let mut s = format!("struct {} {{\n", C::STRUCT);
+    s += &format!("  static constexpr int Warps = {};\n", C::WARPS);
+    s += &format!(
+        "  static constexpr int StepsInFlight = {};\n",
+        C::STEPS_IN_FLIGHT
+    );
+    s += &format!("  static constexpr int KChunk = {};\n", C::K_CHUNK);
+    s += &format!("  using SmemLayoutAK = {};\n", cpp_type(&a));
+    s += &format!("  using SmemLayoutRed = {};\n", cpp_type(&C::SMEM_RED));
+    s += &format!(
+        "  static constexpr int ABufElems = {};\n",
+        a.cosize().next_multiple_of(8)
+    );
+    s + "};\n"
+}
+
+macro_rules! skinny_config {
+    ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, $warps:literal, $steps:literal,
+     $k_chunk:literal) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $ty;
+        impl SkinnyConfig for $ty {
+            const NAME: &'static str = $name;
+            const STRUCT: &'static str = $cpp;
+            const WARPS: usize = $warps;
+            const STEPS_IN_FLIGHT: usize = $steps;
+            const K_CHUNK: usize = $k_chunk;
+        }
+    };
+}
+
+skinny_config!(
+    /// 8 warps (K in 8 slices), 4 steps in flight, chunks of 128 k: the fastest measured
+    /// configuration once N gives a CTA per SM (16 x 4096 x 4096 on an H100, BENCHMARKS.md).
+    Skinny16W8, "sm90_skinny16_w8", "SkinnyCfg_16_w8", 8, 4, 128
+);
+skinny_config!(
+    /// 16 warps: twice the loads in flight per CTA, for N under 16 rows per SM.
+    Skinny16W16, "sm90_skinny16_w16", "SkinnyCfg_16_w16", 16, 4, 128
+);
+
+/// Renders the small-M register-streaming configurations into the header
+/// `sm90_skinny.cu` includes.
+pub fn render_skinny_header() -> String {
+    fn entry<C: SkinnyConfig>() -> (String, String) {
+        let () = {
+            let _ = C::SMEM_A;
+        };
+        (render_skinny::<C>(), hopper_entry(C::NAME, C::STRUCT))
+    }
+    render_header(
+        &["cute/layout.hpp"],
+        "FERROCUTE_SKINNY_CONFIGS",
+        &[entry::<Skinny16W8>(), entry::<Skinny16W16>()],
+    )
+}

@@ -275,10 +275,43 @@ fn kernel_names() {
     assert_eq!(ds.kernel, "ferrocute_sm90_splitk_64x128x64_s9_kk_bf16_bf16");
     assert_eq!((ds.grid, ds.cluster), ((1, 8, 1), 1));
     // More N tiles than grid.y holds: the persistent kernel takes the problem instead.
-    let mut d = desc(16, 128 * 65536, 64);
+    let mut d = desc(17, 128 * 65536, 64);
     (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16");
+    // m <= 16, K-major A and B, k % 8 == 0, B up to 32 Mi elements: B streams through
+    // registers, one CTA per 16 rows of N (grid.x, so any N); 8 warps per CTA once the CTAs
+    // fill the SMs, else 16.
+    let mut d = desc(16, 1 << 21, 8);
+    (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+    let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+    assert_eq!(ds.kernel, "ferrocute_sm90_skinny16_w8_kk_bf16_bf16");
+    assert_eq!(ds.grid, (1 << 17, 1, 1));
+    for ((m, n, k), want) in [
+        ((16, 4096, 4096), Some("skinny16_w8")),
+        ((1, 2112, 64), Some("skinny16_w8")),
+        ((16, 2096, 64), Some("skinny16_w16")),
+        ((7, 1000, 4104), Some("skinny16_w16")),
+        ((17, 4096, 4096), None),
+        ((16, 4096, 4100), None),
+        ((16, 8192, 8192), None),
+    ] {
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        match want {
+            Some(w) => assert_eq!(ds.kernel, format!("ferrocute_sm90_{w}_kk_bf16_bf16")),
+            None => assert!(!ds.kernel.contains("skinny"), "{m}x{n}x{k}: {}", ds.kernel),
+        }
+        // An N-major B, or an Ampere GPU: never.
+        let mut t = d;
+        t.b.shape.layout = Layout::RowMajor;
+        t.b.shape.ld = n;
+        let ds = dispatch(&t, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert!(!ds.kernel.contains("skinny"), "{m}x{n}x{k} N-major B");
+        let ds = dispatch(&d, "bf16", "bf16", (8, 0), 108).unwrap();
+        assert!(!ds.kernel.contains("skinny"), "{m}x{n}x{k} on sm_80");
+    }
 }
 
 #[test]
@@ -466,7 +499,9 @@ fn gpu_split_k() {
     // (m, n, k, batch, K splits expected on a 132-SM Hopper part with a column-major C)
     let cases = [
         (1, 7, 4096, 1, 4),
+        (17, 7, 4096, 1, 4),
         (8, 64, 8192, 1, 8),
+        (24, 64, 8192, 1, 8),
         (7, 129, 1000, 1, 1),
         (16, 129, 4104, 1, 4),
         (16, 200, 1504, 3, 1),
@@ -507,6 +542,11 @@ fn gpu_split_k() {
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
         let ds = dispatch(&d, "bf16", "bf16", g.compute_capability(), 132).unwrap();
         if g.compute_capability().0 == 9 {
+            // m <= 16 with this (K-major) B streams through registers instead.
+            if m <= 16 && k % 8 == 0 {
+                assert!(ds.kernel.contains("skinny"), "{m}x{n}x{k}: {}", ds.kernel);
+                continue;
+            }
             assert!(ds.kernel.contains("splitk"), "{m}x{n}x{k}: {}", ds.kernel);
             if std::env::var_os("FERROCUTE_SPLIT_K").is_none() {
                 assert_eq!(ds.cluster, splits, "{m}x{n}x{k}: K splits");
@@ -515,8 +555,123 @@ fn gpu_split_k() {
     }
 }
 
+/// The register-streaming kernels for m <= 16 (K-major A and B, k % 8 == 0): edge sizes of
+/// M, N and K, K over 1 to 128 chunks (and split over 8 or 16 warps), both CTA sizes, every
+/// transpose (a row-major C swaps the operands: then N <= 16 qualifies), alpha/beta,
+/// batches, three type pairs, and GEMVs whose 1 x k A is column-major with ld 1; every
+/// element against the f64 reference.
+#[test]
+fn gpu_skinny() {
+    let Some(g) = gpu() else { return };
+    let mut rng = Rng(17);
+    let cases = [
+        (1, 1, 8, 1),
+        (13, 129, 8, 1),
+        (1, 7, 4096, 1),
+        (7, 129, 1000, 1),
+        (16, 127, 4104, 1),
+        (16, 1000, 64, 1),
+        (16, 200, 1504, 3),
+        (9, 2112, 520, 1),
+        (16, 33, 16384, 1),
+        (16, 4096, 4096, 1),
+    ];
+    let hopper = g.compute_capability().0 == 9;
+    for (i, &(m, n, k, batch)) in cases.iter().enumerate() {
+        for la in LAYOUTS {
+            for lb in LAYOUTS {
+                for lc in LAYOUTS {
+                    let cs = Case {
+                        m,
+                        n,
+                        k,
+                        la,
+                        lb,
+                        lc,
+                        pad: if i % 2 == 0 { ALIGN8 } else { ALIGN8_C_ODD },
+                        batch,
+                        broadcast_b: i == 6,
+                        alpha: if i % 3 == 0 { 1.0 } else { -1.25 },
+                        beta: if i % 2 == 0 { 0.0 } else { 0.5 },
+                    };
+                    let kernel = match i % 3 {
+                        0 => run_case::<bf16, bf16>(&g, &mut rng, &cs, None).kernel,
+                        1 => run_case::<f16, f32>(&g, &mut rng, &cs, None).kernel,
+                        _ => run_case::<bf16, f16>(&g, &mut rng, &cs, None).kernel,
+                    };
+                    // The kernel's M is m for a column-major C, else n (A and B swap and
+                    // transpose); either way its A and B are K-major iff A is row-major and
+                    // B column-major.
+                    let km = if lc == Layout::ColMajor { m } else { n };
+                    let tn = la == Layout::RowMajor && lb == Layout::ColMajor;
+                    let want = hopper && km <= 16 && tn;
+                    assert_eq!(
+                        kernel.contains("skinny"),
+                        want,
+                        "{m}x{n}x{k} {la:?}{lb:?}{lc:?}: {kernel}"
+                    );
+                }
+            }
+        }
+    }
+    // GEMV: x (1 x k) in either layout, packed (a column-major x has ld 1).
+    for (la, n, k) in [
+        (Layout::RowMajor, 4096, 4096),
+        (Layout::ColMajor, 4096, 4096),
+        (Layout::ColMajor, 7, 40),
+    ] {
+        let cs = Case {
+            m: 1,
+            n,
+            k,
+            la,
+            lb: Layout::ColMajor,
+            lc: Layout::ColMajor,
+            pad: 0,
+            batch: 1,
+            broadcast_b: false,
+            alpha: 1.0,
+            beta: 0.0,
+        };
+        let kernel = run_case::<bf16, bf16>(&g, &mut rng, &cs, None).kernel;
+        assert_eq!(
+            kernel.contains("skinny"),
+            hopper,
+            "GEMV 1x{n}x{k} {la:?}: {kernel}"
+        );
+    }
+}
+
+/// One small problem per A layout through the register-streaming kernel (a column-major A
+/// with ld 1 is a vector read as K-major), small enough to run under compute-sanitizer.
+#[test]
+fn gpu_skinny_small() {
+    let Some(g) = gpu() else { return };
+    let mut rng = Rng(19);
+    for (m, la, pad) in [(13, Layout::RowMajor, ALIGN8), (1, Layout::ColMajor, 0)] {
+        let cs = Case {
+            m,
+            n: 129,
+            k: 1000,
+            la,
+            lb: Layout::ColMajor,
+            lc: Layout::ColMajor,
+            pad,
+            batch: 2,
+            broadcast_b: false,
+            alpha: 1.0,
+            beta: 0.5,
+        };
+        let ran = run_case::<bf16, bf16>(&g, &mut rng, &cs, None);
+        if g.compute_capability().0 == 9 {
+            assert!(ran.kernel.contains("skinny"), "{}", ran.kernel);
+        }
+    }
+}
+
 /// One small split-K problem per operand layout (4 CTAs per cluster on a 132-SM Hopper
-/// part), small enough to run under compute-sanitizer.
+/// part; m = 17 keeps it off the m <= 16 kernels), small enough to run under
+/// compute-sanitizer.
 #[test]
 fn gpu_split_k_small() {
     let Some(g) = gpu() else { return };
@@ -524,7 +679,7 @@ fn gpu_split_k_small() {
     for la in LAYOUTS {
         for lb in LAYOUTS {
             let cs = Case {
-                m: 16,
+                m: 17,
                 n: 129,
                 k: 4096,
                 la,

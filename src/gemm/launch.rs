@@ -284,7 +284,8 @@ fn module_text(module: &str) -> Result<String, String> {
 
 /// Enqueues `func(args...)` on `stream` without synchronising the host, with the block
 /// size and dynamic shared memory of `cfg`, in clusters of `(cluster, 1, 1)` blocks when
-/// `cluster > 1`; [`GridKind::SplitK`] kernels go as programmatic dependent launches.
+/// `cluster > 1`; [`GridKind::SplitK`] and [`GridKind::Skinny`] kernels go as programmatic
+/// dependent launches.
 ///
 /// # Safety
 /// - `args` holds one pointer per parameter of `func`'s C signature, each pointing at a
@@ -306,7 +307,7 @@ unsafe fn enqueue(
         reason: driver_msg(e),
     };
     stream.context().bind_to_thread().map_err(launch_err)?;
-    let pdl = cfg.grid == GridKind::SplitK;
+    let pdl = matches!(cfg.grid, GridKind::SplitK | GridKind::Skinny);
     if !pdl && cluster <= 1 {
         // # Safety
         // - The arguments are the caller's promise (above).
@@ -326,7 +327,8 @@ unsafe fn enqueue(
         }
         .map_err(launch_err);
     }
-    // The cluster dimension, then (split-K only) programmatic stream serialization.
+    // The cluster dimension, then (split-K and skinny kernels) programmatic stream
+    // serialization.
     let mut attrs = [
         sys::CUlaunchAttribute {
             id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
@@ -365,8 +367,9 @@ unsafe fn enqueue(
     //   `(splits, tiles, batch)` with `cluster = splits <= 8`, the portable limit; a
     //   clustered persistent grid is `cluster_m` times a CTA-pair count).
     // - Programmatic stream serialization lets the kernel start before the previous one in
-    //   the stream has finished: the split-K kernels execute `griddepcontrol.wait` before
-    //   their first global memory access (src/kernels/sm90_splitk.cuh).
+    //   the stream has finished: the split-K and skinny kernels execute
+    //   `griddepcontrol.wait` before their first global memory access
+    //   (src/kernels/sm90_splitk.cuh, sm90_skinny.cuh; both modules are sm_90 code).
     unsafe { sys::cuLaunchKernelEx(&config, func.raw, args.as_mut_ptr(), std::ptr::null_mut()) }
         .result()
         .map_err(launch_err)

@@ -231,6 +231,32 @@ fn check_operand(
     Ok((needed, span))
 }
 
+/// `o` with one row (`rows == 1`) and unit stride along K, as a K-major operand with an
+/// 8-aligned leading dimension; anything else unchanged.
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// // y = x W^T with x a 1 x 1000 column-major view (ld 1): A is contiguous along K.
+/// let desc = GemmDesc { a: d(1, 1000, Layout::ColMajor, 0x10000), b: d(1000, 64, Layout::ColMajor, 0x20000),
+///     c: d(1, 64, Layout::ColMajor, 0x40000), in_bytes: 2, out_bytes: 2 };
+/// let p = plan(&desc).unwrap();
+/// assert!(p.a.k_major);
+/// assert_eq!((p.a.ld, p.a.contiguous_extent), (1000, 1000));
+/// ```
+fn as_vector(o: KernelOperand, rows: i32, k: i32) -> KernelOperand {
+    let unit_k = o.k_major || o.ld == 1;
+    if rows != 1 || !unit_k {
+        return o;
+    }
+    KernelOperand {
+        k_major: true,
+        ld: (k.max(1) as i64 + 7) / 8 * 8,
+        contiguous_extent: k as usize,
+        ..o
+    }
+}
+
 fn ranges_overlap(p0: u64, bytes0: usize, p1: u64, bytes1: usize) -> bool {
     if bytes0 == 0 || bytes1 == 0 {
         return false;
@@ -324,6 +350,10 @@ pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
         contiguous_extent: lb.0.contiguous_extent(),
         elem_bytes: desc.in_bytes,
     };
+    // A single row of A (or of B) is a vector: when it is contiguous along K, read it as
+    // K-major whatever its layout says (a 1 x k column-major A with ld 1 is a GEMV's x), so
+    // that the fast kernels take it; its leading dimension then never multiplies a row.
+    let (ka, kb) = (as_vector(ka, m, k), as_vector(kb, n, k));
     let kc = KernelOperand {
         ptr: lc.1,
         ld: to_i64("ldc", lc.0.ld)?,
