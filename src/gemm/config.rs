@@ -460,7 +460,7 @@ fn tma_ok(plan: &Plan) -> bool {
 
 /// What the register-streaming small-M kernels take: `m` within one 16-row tile, K-major A
 /// and B (16-byte loads along K), `k` a multiple of 8, the batches within `grid.z`, and at
-/// most [`SKINNY_MAX_B`] elements of B (beyond that the split-K kernel measured 3% faster).
+/// most [`SKINNY_MAX_B`] elements of B.
 fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
     plan.m <= c.tile_m as i32
         && plan.a.k_major
@@ -471,8 +471,9 @@ fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
 }
 
 /// Elements of B (all batches) up to which [`SKINNY_KERNELS`] are used: 32 Mi (64 MiB of
-/// bf16). Measured on an H100 against the split-K kernel: +4% at 16x4096x4096 and +13% at
-/// 1x4096x4096, even at 16x1024x4096, -3% at 16x8192x8192 and 16x4096x14336.
+/// bf16), between the sizes measured on an H100 against the split-K kernel: +5% at
+/// 16x4096x4096 (32 MiB of B), +17% at 1x4096x4096, even at 16x1024x4096, −3% at
+/// 16x4096x14336 (112 MiB) and 16x8192x8192 (128 MiB).
 pub const SKINNY_MAX_B: u64 = 1 << 25;
 
 /// What [`dispatch`] decided for one problem.
