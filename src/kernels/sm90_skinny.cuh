@@ -69,8 +69,8 @@ __device__ __forceinline__ uint4 ld_stream(const void* p) {
   return v;
 }
 
-// 16-byte cp.async of which the first `src_bytes` (0..16) come from `src`, the rest zeros.
-// The full copy is issued without a source size: a run-time size is a different instruction.
+// 16-byte cp.async of which the first `src_bytes` (0..16; this kernel passes 16, or 0 for a
+// zero fill that reads nothing) come from `src`, the rest zeros.
 __device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
   const uint32_t s = uint32_t(__cvta_generic_to_shared(dst));
   if (src_bytes == 16)
