@@ -741,20 +741,26 @@ pub trait SkinnyConfig {
     const THREADS: usize = 32 * Self::WARPS;
     /// `(16 m, K_CHUNK k)` shared memory of one chunk of A, checked at compile time.
     const SMEM_A: Value = skinny_check(Self::WARPS, Self::STEPS_IN_FLIGHT, Self::K_CHUNK);
+    /// Elements of one chunk buffer: the chunk's cosize, rounded to 16 bytes.
+    const A_BUF_ELEMS: usize = skinny_buf_elems(&Self::SMEM_A);
     /// `(16 n, 16 m, WARPS)` f32 partial tiles of the warps.
     const SMEM_RED: Value = Value::layout(
         Tup::flat(&[16, 16, Self::WARPS]),
         Tup::flat(&[SKINNY_RED_PITCH, 1, 16 * SKINNY_RED_PITCH]),
     );
     /// Dynamic shared memory: two chunk buffers per warp, then the partial tiles.
-    const SMEM_BYTES: usize = skinny_smem_bytes(Self::WARPS, &Self::SMEM_A);
+    const SMEM_BYTES: usize = skinny_smem_bytes(Self::WARPS, Self::A_BUF_ELEMS);
 }
 
 /// Row pitch (floats) of a warp's `(16 n, 16 m)` partial tile.
 const SKINNY_RED_PITCH: usize = 20;
 
-const fn skinny_smem_bytes(warps: usize, smem_a: &Value) -> usize {
-    warps * (2 * smem_a.cosize().next_multiple_of(8) * ELEM_BYTES + 16 * SKINNY_RED_PITCH * 4)
+const fn skinny_buf_elems(smem_a: &Value) -> usize {
+    smem_a.cosize().next_multiple_of(16 / ELEM_BYTES)
+}
+
+const fn skinny_smem_bytes(warps: usize, buf_elems: usize) -> usize {
+    warps * (2 * buf_elems * ELEM_BYTES + 16 * SKINNY_RED_PITCH * 4)
 }
 
 /// The `(16, K_CHUNK)` chunk layout of A, after checking a small-M configuration: its row
@@ -782,7 +788,7 @@ pub const fn skinny_check(warps: usize, steps: usize, k_chunk: usize) -> Value {
         "kernel config: the row pitch of the A chunk must be 64 bytes past a multiple of 128"
     );
     assert!(
-        skinny_smem_bytes(warps, &a) <= SMEM_LIMIT,
+        skinny_smem_bytes(warps, skinny_buf_elems(&a)) <= SMEM_LIMIT,
         "kernel config: the A chunks and partial tiles exceed the 227 KiB a CTA may use"
     );
     a
@@ -790,7 +796,6 @@ pub const fn skinny_check(warps: usize, steps: usize, k_chunk: usize) -> Value {
 
 /// The C++ `struct` of a [`SkinnyConfig`], as `src/kernels/sm90_skinny.cuh` documents it.
 pub fn render_skinny<C: SkinnyConfig>() -> String {
-    let a = C::SMEM_A;
     let mut s = format!("struct {} {{\n", C::STRUCT);
     s += &format!("  static constexpr int Warps = {};\n", C::WARPS);
     s += &format!(
@@ -798,12 +803,9 @@ pub fn render_skinny<C: SkinnyConfig>() -> String {
         C::STEPS_IN_FLIGHT
     );
     s += &format!("  static constexpr int KChunk = {};\n", C::K_CHUNK);
-    s += &format!("  using SmemLayoutAK = {};\n", cpp_type(&a));
+    s += &format!("  using SmemLayoutAK = {};\n", cpp_type(&C::SMEM_A));
     s += &format!("  using SmemLayoutRed = {};\n", cpp_type(&C::SMEM_RED));
-    s += &format!(
-        "  static constexpr int ABufElems = {};\n",
-        a.cosize().next_multiple_of(8)
-    );
+    s += &format!("  static constexpr int ABufElems = {};\n", C::A_BUF_ELEMS);
     s + "};\n"
 }
 

@@ -515,19 +515,7 @@ fn gpu_split_k() {
         for la in LAYOUTS {
             for lb in LAYOUTS {
                 for lc in LAYOUTS {
-                    let cs = Case {
-                        m,
-                        n,
-                        k,
-                        la,
-                        lb,
-                        lc,
-                        pad: if i % 2 == 0 { ALIGN8 } else { ALIGN8_C_ODD },
-                        batch,
-                        broadcast_b: false,
-                        alpha: if i % 3 == 0 { 1.0 } else { -1.25 },
-                        beta: if i % 2 == 0 { 0.0 } else { 0.5 },
-                    };
+                    let cs = Case::sweep(i, m, n, k, batch, la, lb, lc);
                     let full = (m * n * k * batch) <= 4_000_000;
                     let samples = if full { None } else { Some(2048) };
                     if i % 2 == 0 {
@@ -582,17 +570,8 @@ fn gpu_skinny() {
             for lb in LAYOUTS {
                 for lc in LAYOUTS {
                     let cs = Case {
-                        m,
-                        n,
-                        k,
-                        la,
-                        lb,
-                        lc,
-                        pad: if i % 2 == 0 { ALIGN8 } else { ALIGN8_C_ODD },
-                        batch,
                         broadcast_b: i == 6,
-                        alpha: if i % 3 == 0 { 1.0 } else { -1.25 },
-                        beta: if i % 2 == 0 { 0.0 } else { 0.5 },
+                        ..Case::sweep(i, m, n, k, batch, la, lb, lc)
                     };
                     let kernel = match i % 3 {
                         0 => run_case::<bf16, bf16>(&g, &mut rng, &cs, None).kernel,

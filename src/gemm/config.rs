@@ -158,28 +158,26 @@ const fn splitk<C: SplitKConfig>() -> KernelConfig {
     )
 }
 
-/// The table entry of a small-M configuration that streams B through registers.
+/// The table entry of a small-M configuration that streams B through registers: a Hopper
+/// entry (16x16 output tiles, 32 k per step) that takes `GemmParams` only.
 const fn skinny<C: SkinnyConfig>() -> KernelConfig {
     KernelConfig {
-        name: C::NAME,
-        module: "sm90_skinny",
-        tile_m: 16,
-        tile_n: 16,
-        tile_k: 32,
-        threads: C::THREADS as u32,
-        smem_bytes: C::SMEM_BYTES as u32,
-        min_arch: (9, 0),
-        align_elems: 8,
-        extent_align_elems: 1,
         path: LaunchPath::Params,
-        grid: GridKind::Skinny,
-        cluster_m: 1,
+        ..hopper(
+            C::NAME,
+            "sm90_skinny",
+            [16, 16, 32],
+            C::THREADS,
+            C::SMEM_BYTES,
+            GridKind::Skinny,
+            1,
+        )
     }
 }
 
 /// Kernels for `m <= 16` with K-major A and B, `k % 8 == 0` and at most [`SKINNY_MAX_B`]
-/// elements of B, which stream B through registers: the 8-warp CTA where there is a CTA per SM, else the 16-warp one (twice the
-/// loads in flight per CTA).
+/// elements of B, which stream B through registers: the 8-warp CTA where there is a CTA
+/// per SM, else the 16-warp one (twice the loads in flight per CTA).
 pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>(), skinny::<Skinny16W16>()];
 
 /// Kernels for small problems: `m <= 128`, or under half a wave of the large Hopper tile.
@@ -352,9 +350,8 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 ///
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. For `m <= 16` with
 /// K-major A and B, `k % 8 == 0` and at most [`SKINNY_MAX_B`] elements of B, a
-/// [`SKINNY_KERNELS`] entry wins (the 8-warp one when its
-/// CTAs fill every SM, else the 16-warp one). The first eligible
-/// [`SMALL_M_KERNELS`] entry wins for `m <= 128`, and when the preferred fast tile would fill
+/// [`SKINNY_KERNELS`] entry wins (the 8-warp one when its CTAs fill every SM, else the
+/// 16-warp one). The first eligible [`SMALL_M_KERNELS`] entry wins for `m <= 128`, and when the preferred fast tile would fill
 /// under half the SMs. For `k >= LONG_K` the first eligible [`LONG_K_KERNELS`] entry whose
 /// tiles fill every SM wins. Otherwise the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
 /// elsewhere) is used; within it the first (largest) tile that yields at least one block

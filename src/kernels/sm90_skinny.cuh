@@ -69,18 +69,12 @@ __device__ __forceinline__ uint4 ld_stream(const void* p) {
   return v;
 }
 
-// 16-byte cp.async of which the first `src_bytes` (0..16; this kernel passes 16, or 0 for a
-// zero fill that reads nothing) come from `src`, the rest zeros.
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
+// 16-byte cp.async from `src`, or 16 zero bytes (reading nothing) when `!valid`.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool valid) {
   const uint32_t s = uint32_t(__cvta_generic_to_shared(dst));
-  if (src_bytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(src));
-  else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(src), "r"(src_bytes));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(src),
+               "r"(valid ? 16 : 0));
 }
-
-template <class Out>
-__device__ __forceinline__ Out convert(float v) { return Out(v); }
 
 template <class Cfg, class In, class Out>
 __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
@@ -131,7 +125,7 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
       for (int i = lane; i < 16 * (KCH / 8); i += 32) {
         const int m = i / (KCH / 8), kk = 8 * (i % (KCH / 8));
         const bool ok = m < M && kb + kk < k1;
-        cp_async_16(&sA(m, kk), ok ? A + int64_t(m) * p.lda + kb + kk : A, ok ? 16 : 0);
+        cp_async_16(&sA(m, kk), ok ? A + int64_t(m) * p.lda + kb + kk : A, ok);
       }
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -207,7 +201,7 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
     for (int w = 0; w < W; ++w) v += sRed(nl, m, w);
     v *= p.alpha;
     if (p.beta != 0.f) v += p.beta * float(C[int64_t(n) * p.ldc + m]);
-    D[int64_t(n) * p.ldd + m] = convert<Out>(v);
+    D[int64_t(n) * p.ldd + m] = Out(v);
   }
 }
 

@@ -166,6 +166,36 @@ pub struct Case {
     pub beta: f32,
 }
 
+impl Case {
+    /// Case `i` of a kernel sweep in the given layouts: 8-aligned leading dimensions (C's odd
+    /// for odd `i`), alpha 1 for every third case else -1.25, beta 0.5 for odd `i`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sweep(
+        i: usize,
+        m: usize,
+        n: usize,
+        k: usize,
+        batch: usize,
+        la: Layout,
+        lb: Layout,
+        lc: Layout,
+    ) -> Case {
+        Case {
+            m,
+            n,
+            k,
+            la,
+            lb,
+            lc,
+            pad: if i % 2 == 0 { ALIGN8 } else { ALIGN8_C_ODD },
+            batch,
+            broadcast_b: false,
+            alpha: if i % 3 == 0 { 1.0 } else { -1.25 },
+            beta: if i % 2 == 0 { 0.0 } else { 0.5 },
+        }
+    }
+}
+
 /// What [`run_case`] leaves for further checks: the device buffers, their shapes and the
 /// kernel that ran.
 pub struct Ran<TI, TO> {
