@@ -576,8 +576,9 @@ pub fn render_sm90_header() -> String {
 }
 
 /// A Hopper small-M configuration (`src/kernels/sm90_splitk.cuh`): the CTA tile puts N on
-/// WGMMA's M (two consumer warpgroups x 64 rows) and the small M on WGMMA's N, and splits K
-/// over a thread-block cluster whose partial tiles are summed in distributed shared memory.
+/// WGMMA's M (128 rows: two consumer warpgroups x 64; 64 rows: both warpgroups on the same
+/// rows, each taking half of every stage's k-blocks) and the small M on WGMMA's N, and splits
+/// K over a thread-block cluster whose partial tiles are summed in distributed shared memory.
 ///
 /// ```
 /// use ferrocute::kernel_config::{SplitKConfig, SplitK64x128x64S9};
@@ -590,7 +591,7 @@ pub trait SplitKConfig {
     const NAME: &'static str;
     /// The C++ struct name.
     const STRUCT: &'static str;
-    /// CTA tile `(TM, TN, BK)`: M (WGMMA N), N (2 x 64 rows) and K per stage.
+    /// CTA tile `(TM, TN, BK)`: M (WGMMA N), N (64 or 128 rows) and K per stage.
     const TILE: [usize; 3];
     /// Pipeline depth.
     const STAGES: usize;
@@ -629,8 +630,8 @@ pub const fn splitk_check(
 ) -> Value {
     let [tm, tn, bk] = tile;
     assert!(
-        tn == 128,
-        "kernel config: split-K TN must be 128 (2 consumer warpgroups x 64 rows of N)"
+        tn == 64 || tn == 128,
+        "kernel config: split-K TN must be 64 or 128 (consumer warpgroups x 64 rows of N)"
     );
     assert!(
         tm % 64 == 0 && tm >= 64 && tm <= 256,
@@ -702,6 +703,20 @@ splitk_config!(
     [64, 128, 64], 9
 );
 
+splitk_config!(
+    /// 64 x 64 x 64, 13 stages of 16 KiB: twice the CTAs of the 128-row tile over the same N,
+    /// for m <= 128 where 64 CTAs of 128 rows leave half the SMs idle.
+    SplitK64x64x64S13, "sm90_splitk_64x64x64_s13", "SplitKCfg_64x64x64_s13",
+    [64, 64, 64], 13
+);
+
+splitk_config!(
+    /// 128 x 64 x 64, 9 stages of 24 KiB: all of m <= 128 in one tile, so B is read once, with
+    /// a 2-way K split to fill the SMs.
+    SplitK128x64x64S9, "sm90_splitk_128x64x64_s9", "SplitKCfg_128x64x64_s9",
+    [128, 64, 64], 9
+);
+
 /// Renders the small-M configurations into the header `sm90_splitk.cu` includes.
 pub fn render_splitk_header() -> String {
     fn entry<C: SplitKConfig>() -> (String, String) {
@@ -710,7 +725,11 @@ pub fn render_splitk_header() -> String {
     render_header(
         GMMA_INCLUDES,
         "FERROCUTE_SPLITK_CONFIGS",
-        &[entry::<SplitK64x128x64S9>()],
+        &[
+            entry::<SplitK64x128x64S9>(),
+            entry::<SplitK64x64x64S13>(),
+            entry::<SplitK128x64x64S9>(),
+        ],
     )
 }
 

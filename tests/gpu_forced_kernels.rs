@@ -1,9 +1,10 @@
 //! Hopper kernels that the dispatcher chooses rarely (the staged-epilogue 128x256 tiles,
-//! for `k >= 4096` only) or never (the 128x256 tile with 2-CTA multicast clusters;
-//! BENCHMARKS.md says why) are checked on small shapes with every edge by
-//! forcing them with `FERROCUTE_KERNEL`, which is read once per process: the parent test runs
-//! this binary once per kernel, as a child with the variable set, and each child checks its
-//! kernel like the dispatched ones.
+//! for `k >= 4096` only; the 64-row split-K tiles, for small M only) or never (the 128x256
+//! tile with 2-CTA multicast clusters; BENCHMARKS.md says why) are checked on small shapes
+//! with every edge by forcing them with `FERROCUTE_KERNEL` (and, for split-K tiles, the
+//! cluster size with `FERROCUTE_SPLIT_K`), which are read once per process: the parent test
+//! runs this binary once per kernel, as a child with the variables set, and each child checks
+//! its kernel like the dispatched ones.
 
 use ferrocute::gemm::Layout;
 use half::{bf16, f16};
@@ -12,10 +13,15 @@ use std::process::Command;
 mod common;
 use common::*;
 
-const KERNELS: [&str; 3] = [
-    "sm90_128x256x64_s4_coop_c2",
-    "sm90_128x256x64_s3_st",
-    "sm90_128x256x64_s4_st2",
+/// (kernel, K splits or "" for the dispatcher's choice).
+const KERNELS: [(&str, &str); 7] = [
+    ("sm90_128x256x64_s4_coop_c2", ""),
+    ("sm90_128x256x64_s3_st", ""),
+    ("sm90_128x256x64_s4_st2", ""),
+    ("sm90_splitk_64x64x64_s13", "1"),
+    ("sm90_splitk_64x64x64_s13", "8"),
+    ("sm90_splitk_128x64x64_s9", "2"),
+    ("sm90_splitk_128x64x64_s9", "4"),
 ];
 
 /// Set in the children: the kernel to check.
@@ -29,16 +35,21 @@ fn gpu_forced_hopper_kernels() {
         return;
     }
     drop(g);
-    for kernel in KERNELS {
-        let out = Command::new(std::env::current_exe().unwrap())
+    for (kernel, splits) in KERNELS {
+        let mut child = Command::new(std::env::current_exe().unwrap());
+        child
             .args(["forced_kernel_child", "--exact", "--ignored", "--nocapture"])
             .env("FERROCUTE_KERNEL", kernel)
-            .env(CHILD_ENV, kernel)
-            .output()
-            .unwrap();
+            .env(CHILD_ENV, kernel);
+        if splits.is_empty() {
+            child.env_remove("FERROCUTE_SPLIT_K");
+        } else {
+            child.env("FERROCUTE_SPLIT_K", splits);
+        }
+        let out = child.output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         println!(
-            "{kernel}: {}",
+            "{kernel} (splits {splits:?}): {}",
             text.lines()
                 .filter(|l| l.contains("test result"))
                 .collect::<String>()

@@ -274,6 +274,25 @@ fn kernel_names() {
     let ds = dispatch(&desc(256, 256, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_splitk_64x128x64_s9_kk_bf16_bf16");
     assert_eq!((ds.grid, ds.cluster), ((1, 8, 1), 1));
+    // m <= 128: the 64-row split-K tile that holds all of M, with a K split up to a wave.
+    for ((m, n, k), tile, grid, splits) in [
+        ((17, 4096, 4096), "64x64x64_s13", (2, 64, 1), 2),
+        ((64, 1024, 4096), "64x64x64_s13", (4, 16, 1), 4),
+        ((65, 4096, 4096), "128x64x64_s9", (2, 64, 1), 2),
+        ((128, 8192, 8192), "128x64x64_s9", (1, 128, 1), 1),
+    ] {
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert_eq!(
+            ds.kernel,
+            format!("ferrocute_sm90_splitk_{tile}_kk_bf16_bf16"),
+            "{m}x{n}x{k}"
+        );
+        if std::env::var_os("FERROCUTE_SPLIT_K").is_none() {
+            assert_eq!((ds.grid, ds.cluster), (grid, splits), "{m}x{n}x{k}");
+        }
+    }
     // More N tiles than grid.y holds: the persistent kernel takes the problem instead.
     let mut d = desc(17, 128 * 65536, 64);
     (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
@@ -648,29 +667,31 @@ fn gpu_skinny_small() {
     }
 }
 
-/// One small split-K problem per operand layout (4 CTAs per cluster on a 132-SM Hopper
-/// part; m = 17 keeps it off the m <= 16 kernels), small enough to run under
-/// compute-sanitizer.
+/// Small split-K problems per operand layout, one for each 64-row tile (4 CTAs per cluster
+/// on a 132-SM Hopper part; m = 17 keeps it off the m <= 16 kernels, m = 100 takes the
+/// 128 x 64 tile), small enough to run under compute-sanitizer.
 #[test]
 fn gpu_split_k_small() {
     let Some(g) = gpu() else { return };
     let mut rng = Rng(13);
-    for la in LAYOUTS {
-        for lb in LAYOUTS {
-            let cs = Case {
-                m: 17,
-                n: 129,
-                k: 4096,
-                la,
-                lb,
-                lc: Layout::ColMajor,
-                pad: ALIGN8,
-                batch: 1,
-                broadcast_b: false,
-                alpha: 1.0,
-                beta: 0.5,
-            };
-            run_case::<bf16, bf16>(&g, &mut rng, &cs, None);
+    for m in [17, 100] {
+        for la in LAYOUTS {
+            for lb in LAYOUTS {
+                let cs = Case {
+                    m,
+                    n: 129,
+                    k: 4096,
+                    la,
+                    lb,
+                    lc: Layout::ColMajor,
+                    pad: ALIGN8,
+                    batch: 1,
+                    broadcast_b: false,
+                    alpha: 1.0,
+                    beta: 0.5,
+                };
+                run_case::<bf16, bf16>(&g, &mut rng, &cs, None);
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use super::plan::{GemmDesc, Plan};
 use crate::kernel_config::{
     Skinny16W16, Skinny16W8, SkinnyConfig, Sm80Config, Sm80_128x128x32S3, Sm80_128x256x32S4,
     Sm80_64x64x32S3, Sm90Config, Sm90_128x128x64S6Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4C2,
-    Sm90_128x256x64S4St2, SplitK64x128x64S9, SplitKConfig,
+    Sm90_128x256x64S4St2, SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
 };
 
 /// How a kernel takes its arguments.
@@ -181,7 +181,13 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
 pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>(), skinny::<Skinny16W16>()];
 
 /// Kernels for small problems: `m <= 128`, or under half a wave of the large Hopper tile.
-pub static SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x128x64S9>()];
+/// First the 64-row tiles, smallest M first: for `m <= 128` the first that holds all of M
+/// wins, so each N tile reads B once. Last the 128-row tile, for problems with more M.
+pub static SMALL_M_KERNELS: &[KernelConfig] = &[
+    splitk::<SplitK64x64x64S13>(),
+    splitk::<SplitK128x64x64S9>(),
+    splitk::<SplitK64x128x64S9>(),
+];
 
 /// Kernels for long K (`k >= LONG_K`), used where their tiles fill every SM: the
 /// cooperative 128x256 tile, which moves 0.75x the L2 bytes per flop of the pingpong
@@ -277,7 +283,7 @@ pub const MAX_GRID_YZ: u64 = 65535;
 /// ```
 /// use ferrocute::gemm::config::{grid_dims, SIMPLE_KERNEL, SMALL_M_KERNELS};
 /// assert_eq!(grid_dims(&SIMPLE_KERNEL, 130, 16, 2, 132, 1).unwrap(), (3, 1, 2));
-/// assert_eq!(grid_dims(&SMALL_M_KERNELS[0], 16, 4096, 1, 132, 4).unwrap(), (4, 32, 1));
+/// assert_eq!(grid_dims(&SMALL_M_KERNELS[0], 16, 4096, 1, 132, 4).unwrap(), (4, 64, 1));
 /// use ferrocute::gemm::config::SKINNY_KERNELS;
 /// assert_eq!(grid_dims(&SKINNY_KERNELS[0], 16, 4096, 3, 132, 1).unwrap(), (256, 1, 3));
 /// ```
@@ -351,8 +357,9 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. For `m <= 16` with
 /// K-major A and B, `k % 8 == 0` and at most [`SKINNY_MAX_B`] elements of B, a
 /// [`SKINNY_KERNELS`] entry wins (the 8-warp one when its CTAs fill every SM, else the
-/// 16-warp one). The first eligible [`SMALL_M_KERNELS`] entry wins for `m <= 128`, and when the preferred fast tile would fill
-/// under half the SMs. For `k >= LONG_K` the first eligible [`LONG_K_KERNELS`] entry whose
+/// 16-warp one). For `m <= 128` the first eligible [`SMALL_M_KERNELS`] entry whose tile
+/// holds all of M wins; when the preferred fast tile would fill under half the SMs, the last
+/// eligible one. For `k >= LONG_K` the first eligible [`LONG_K_KERNELS`] entry whose
 /// tiles fill every SM wins. Otherwise the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
 /// elsewhere) is used; within it the first (largest) tile that yields at least one block
 /// per SM wins, else the one with the most blocks. Otherwise the simple kernel.
@@ -393,7 +400,13 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
         let first = FAST_KERNELS.iter().find(eligible);
         // Small M, or under half a wave of the largest tile: small tiles (and, for long K,
         // a K split) instead of idle SMs.
-        if let Some(small) = SMALL_M_KERNELS.iter().find(eligible) {
+        let mut small_m = SMALL_M_KERNELS.iter().filter(eligible);
+        let small = if plan.m <= 128 {
+            small_m.find(|c| plan.m as u32 <= c.tile_m)
+        } else {
+            small_m.next_back()
+        };
+        if let Some(small) = small {
             let few_tiles = first.is_some_and(|big| 2 * tiles(big) <= sm_count as u64);
             // Its grid puts the tiles of one batch on y and the batches on z.
             let fits = tiles(small) / plan.batch.max(1) as u64 <= MAX_GRID_YZ
@@ -510,19 +523,23 @@ fn forced_kernel() -> Option<&'static KernelConfig> {
 }
 
 /// The K splits (cluster size) of a [`GridKind::SplitK`] kernel: doubled while the CTAs
-/// stay within half the SMs and every split keeps at least 16 k-tiles, up to 8 (the portable
-/// cluster size). Measured on an H100: splitting costs a cluster launch and a reduction
-/// through distributed shared memory, and only pays on long K with few tiles
-/// (BENCHMARKS.md). `FERROCUTE_SPLIT_K` (1, 2, 4 or 8) overrides it, for tuning.
+/// stay within the SMs (64-row tiles) or half of them (128-row tiles) and every split keeps
+/// at least 16 k-tiles, up to 8 (the portable cluster size). Measured on an H100: splitting
+/// costs a cluster launch and a reduction through distributed shared memory; the 64-row
+/// tiles, with half the B bytes per CTA, gain from a full wave of CTAs, the 128-row tile
+/// only on long K with few tiles (BENCHMARKS.md). `FERROCUTE_SPLIT_K` (1, 2, 4 or 8)
+/// overrides it, for tuning.
 ///
 /// ```
 /// use ferrocute::gemm::config::{split_k, SMALL_M_KERNELS};
-/// let cfg = &SMALL_M_KERNELS[0];
+/// let [rows64, m128, rows128] = [&SMALL_M_KERNELS[0], &SMALL_M_KERNELS[1], &SMALL_M_KERNELS[2]];
 /// # if std::env::var_os("FERROCUTE_SPLIT_K").is_none() {
-/// assert_eq!(split_k(cfg, 16, 4096, 4096, 1, 132), 2);   // 32 tiles x 2 = 64 CTAs
-/// assert_eq!(split_k(cfg, 1, 64, 8192, 1, 132), 8);      // one tile, 128 k-tiles
-/// assert_eq!(split_k(cfg, 16, 4096, 1024, 1, 132), 1);   // 16 k-tiles: nothing to split
-/// assert_eq!(split_k(cfg, 128, 4096, 4096, 1, 132), 1);  // 64 tiles
+/// assert_eq!(split_k(rows64, 16, 4096, 4096, 1, 132), 2);   // 64 tiles x 2 = 128 CTAs
+/// assert_eq!(split_k(rows64, 1, 64, 8192, 1, 132), 8);      // one tile, 128 k-tiles
+/// assert_eq!(split_k(rows64, 16, 4096, 1024, 1, 132), 1);   // 16 k-tiles: nothing to split
+/// assert_eq!(split_k(m128, 128, 8192, 8192, 1, 132), 1);    // 128 tiles
+/// assert_eq!(split_k(rows128, 16, 4096, 4096, 1, 132), 2);  // 32 tiles x 2 = 64 CTAs
+/// assert_eq!(split_k(rows128, 128, 4096, 4096, 1, 132), 1); // 64 tiles
 /// # }
 /// ```
 pub fn split_k(cfg: &KernelConfig, m: i32, n: i32, k: i32, batch: i32, sm_count: u32) -> u32 {
@@ -543,8 +560,9 @@ pub fn split_k(cfg: &KernelConfig, m: i32, n: i32, k: i32, batch: i32, sm_count:
         * (n.max(0) as u64).div_ceil(cfg.tile_n.max(1) as u64)
         * batch.max(1) as u64;
     let k_tiles = (k.max(0) as u64).div_ceil(cfg.tile_k.max(1) as u64);
+    let wave = if cfg.tile_n == 64 { 1 } else { 2 };
     let mut s = 1u64;
-    while s < 8 && 4 * tiles * s <= sm_count as u64 && k_tiles >= 16 * 2 * s {
+    while s < 8 && 2 * wave * tiles * s <= sm_count as u64 && k_tiles >= 16 * 2 * s {
         s *= 2;
     }
     s as u32

@@ -305,8 +305,10 @@ __device__ __forceinline__ void tma_load_operand(CUtensorMap const* desc, uint64
 // inject a warpgroup.wait, C7517); ScaleOut::Zero on the first k-block zero-initialises the
 // accumulators. At most one WGMMA batch in flight: a stage is released (release(stage))
 // once the batch that read it has retired. Returns the stage of the last batch, still in
-// flight and unreleased (-1 if none).
-template <class TiledMma, class FragA, class FragB, class Accum, class Release>
+// flight and unreleased (-1 if none). Only the k-blocks [KB0, KB1) of each stage are issued
+// (KB1 = -1: to the last), so two warpgroups can share a stage's k-blocks.
+template <int KB0 = 0, int KB1 = -1, class TiledMma, class FragA, class FragB, class Accum,
+          class Release>
 __device__ __forceinline__ int mma_mainloop(TiledMma& tiled_mma, FragA const& tCrA,
                                             FragB const& tCrB, Accum& accum, uint64_t* full,
                                             int& stage, uint32_t& phase, int k_tiles, int S,
@@ -322,7 +324,7 @@ __device__ __forceinline__ int mma_mainloop(TiledMma& tiled_mma, FragA const& tC
     warpgroup_fence_operand(accum);
     warpgroup_arrive();
     CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+    for (int kb = KB0; kb < (KB1 < 0 ? int(size<2>(tCrA)) : KB1); ++kb) {
       cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
       tiled_mma.accumulate_ = GMMA::ScaleOut::One;
     }

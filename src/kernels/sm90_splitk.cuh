@@ -7,13 +7,15 @@
 // Why a second kernel: with M <= 128 the 128x128 tiles of the main kernel give N/128 CTAs
 // (32 for N = 4096), far fewer than the 132 SMs needed to pull B from HBM at full speed.
 // This kernel
-//   * swaps the operands inside the CTA: the large dimension N fills WGMMA's M (two consumer
-//     warpgroups x 64 rows of B), the small M is WGMMA's N (TM = 64 or 128 columns), so no
-//     tensor-core work is wasted on padding M up to 128;
+//   * swaps the operands inside the CTA: the large dimension N fills WGMMA's M, the small M is
+//     WGMMA's N (TM = 64 or 128 columns), so no tensor-core work is wasted on padding M up to
+//     128. With TN = 128 each of the two consumer warpgroups owns 64 rows of N; with TN = 64
+//     (twice the CTAs for the same N, so twice the SMs streaming B) both own the same 64
+//     rows and split every stage's k-blocks, and their partial tiles are summed in smem;
 //   * splits K over a thread-block cluster of `splits` CTAs (cluster (splits,1,1) spans
 //     grid.x), so N/128 * splits CTAs stream B; the partial tiles are summed through
 //     distributed shared memory, with no global workspace and no atomics. Each CTA of the
-//     cluster reduces and stores 128/splits rows of N.
+//     cluster reduces and stores TN/splits rows of N.
 //
 // =====================================================================================
 // CONFIG SCHEMA
@@ -21,7 +23,7 @@
 //   struct Cfg {
 //     using TileShape = cute::Shape<cute::Int<TM>, cute::Int<TN>, cute::Int<BK>>;
 //                       // TM: M per CTA (WGMMA N), multiple of 64, <= 256;
-//                       // TN = 128: N per CTA (2 consumer warpgroups x 64);
+//                       // TN = 64 or 128: N per CTA (see above);
 //                       // BK: multiple of 64
 //     static constexpr int Stages = 7;
 //     using SmemLayoutAtomK  = GMMA::Layout_K_SW128_Atom<16-bit> as in sm90_gemm.cuh;
@@ -104,7 +106,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using D = SplitKDerived<Cfg>;
   constexpr int TM = D::TM, TN = D::TN, BK = D::BK, S = D::S;
-  static_assert(TN == 128, "TN must be 128 (2 consumer warpgroups x 64 rows of N)");
+  static_assert(TN == 64 || TN == 128, "TN must be 64 or 128 (consumer warpgroups x 64 rows of N)");
   static_assert(TM % 64 == 0 && TM >= 64 && TM <= 256, "TM must be 64..256, multiple of 64");
   static_assert(BK % 64 == 0, "BK must be a multiple of 64");
   check_gmma_atoms<Cfg, In>();
@@ -115,7 +117,10 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   using SmemLayoutW = OperandSmem<Cfg, BKMajor, TN, BK, S>;   // (TN, BK, S)
   using SmemLayoutX = OperandSmem<Cfg, AKMajor, TM, BK, S>;   // (TM, BK, S)
   using MmaOp = decltype(GMMA::ss_op_selector<In, In, float, Shape<_64, Int<TM>, Int<BK>>, MajW, MajX>());
-  using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<_2, _1, _1>>{}));
+  // TN = 64: the consumer warpgroups split each stage's k-blocks instead of the rows.
+  constexpr bool kSplitStage = TN == 64;
+  constexpr int KB = BK / 16;
+  using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<Int<TN / 64>, _1, _1>>{}));
 
   SplitKStorage<Cfg>& ss = shared_storage<SplitKStorage<Cfg>>();
 
@@ -180,10 +185,12 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   } else {
     // ============================ CONSUMERS ============================
     cutlass::arch::warpgroup_reg_alloc<232>();
-    const int ctid = tid - 128;   // 0..255; warpgroup ctid/128 owns rows [64*wg', +64) of N
+    const int ctid = tid - 128;   // 0..255
+    const int cwg = ctid / 128;   // rows [64*cwg, +64) of N, or (TN = 64) half of each stage
+    const int wtid = ctid % 128, lane = wtid % 32;
 
     TiledMma tiled_mma;
-    auto thr_mma = tiled_mma.get_thread_slice(ctid);
+    auto thr_mma = tiled_mma.get_thread_slice(kSplitStage ? wtid : ctid);
     Tensor sW = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.w())), SmemLayoutW{});
     Tensor sX = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.x())), SmemLayoutX{});
     Tensor tCsW = thr_mma.partition_A(sW);   // (MMA, MMA_N, MMA_K, S)
@@ -198,8 +205,13 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     auto release = [&](int st) {
       if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[st]);
     };
-    mma_mainloop(tiled_mma, tCrW, tCrX, accum, ss.full, stage, phase, kt_end - kt_begin, S,
-                 release);
+    const int k_count = kt_end - kt_begin;
+    if (kSplitStage && cwg == 1)
+      mma_mainloop<KB / 2, KB>(tiled_mma, tCrW, tCrX, accum, ss.full, stage, phase, k_count, S,
+                               release);
+    else
+      mma_mainloop<0, kSplitStage ? KB / 2 : KB>(tiled_mma, tCrW, tCrX, accum, ss.full, stage,
+                                                 phase, k_count, S, release);
     warpgroup_wait<0>();
     warpgroup_fence_operand(accum);
     // Every WGMMA of both warpgroups has read its stages (and every TMA write they waited
@@ -208,17 +220,26 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
 
     // Registers -> this CTA's partial tile red(n, m). Fragment of m64nTMk16 (f32): value
     // i = v0 + 2*v1 + 4*j is row 16*warp + lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0.
-    const int wtid = ctid % 128, lane = wtid % 32;
-    const int row = 64 * (ctid / 128) + 16 * (wtid / 32) + lane / 4;
+    // With split stages warpgroup 0 writes its tile and warpgroup 1 then adds its own.
+    const int row = (kSplitStage ? 0 : 64 * cwg) + 16 * (wtid / 32) + lane / 4;
     const int col = 2 * (lane % 4);
-    CUTE_UNROLL
-    for (int j = 0; j < TM / 8; ++j) {
+    auto to_red = [&](bool add) {
       CUTE_UNROLL
-      for (int v1 = 0; v1 < 2; ++v1) {
-        const int i = 2 * v1 + 4 * j;
-        *reinterpret_cast<float2*>(&ss.red()[(row + 8 * v1) * D::kRedLd + 8 * j + col]) =
-            make_float2(accum(i), accum(i + 1));
+      for (int j = 0; j < TM / 8; ++j) {
+        CUTE_UNROLL
+        for (int v1 = 0; v1 < 2; ++v1) {
+          const int i = 2 * v1 + 4 * j;
+          float2* r = reinterpret_cast<float2*>(&ss.red()[(row + 8 * v1) * D::kRedLd + 8 * j + col]);
+          float2 v = make_float2(accum(i), accum(i + 1));
+          if (add) { v.x += r->x; v.y += r->y; }
+          *r = v;
+        }
       }
+    };
+    if (!kSplitStage || cwg == 0) to_red(false);
+    if constexpr (kSplitStage) {
+      named_bar_sync(1, 256);
+      if (cwg == 1) to_red(true);
     }
 
     cluster_sync_all();   // every partial tile of the cluster is complete and visible
