@@ -1,6 +1,6 @@
 //! ferrocute GEMM vs cuBLAS, same process, CUDA-event timing.
 //!
-//! `cargo bench --bench gemm -- [--shapes square|skinny|small|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--soak SECS]`
+//! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--soak SECS]`
 //!
 //! bf16 inputs, f32 accumulation, bf16 output. Layouts use BLAS names:
 //! TN = A K-major, B K-major (kernel `kk`); NN = A M-major, B K-major (kernel `mk`).
@@ -80,6 +80,16 @@ fn named_shapes(set: &str) -> Vec<(usize, usize, usize)> {
             (128, 4096, 4096),
             (512, 512, 512),
             (1024, 1024, 1024),
+        ]);
+    }
+    if set == "unaligned" {
+        // Leading dimensions 4, 2 and 1 (mod 8) elements: the Ampere-class tiles with 8-byte
+        // reads and with element reads (and 100 rows: an M-major A with ld 100).
+        shapes.extend([
+            (4100, 4100, 4100),
+            (2050, 2050, 2050),
+            (4095, 4095, 4095),
+            (100, 4096, 4096),
         ]);
     }
     shapes

@@ -44,6 +44,10 @@ pub trait Sm80Config {
     type SmemAtomK: Operand;
     /// Swizzled atom for M/N-major operands, e.g. `Sw<3,3,3> o (64,8):(1,64)`.
     type SmemAtomMN: Operand;
+    /// Elements per global read (8, 4, 2 or 1): A and B need leading dimensions (and batch
+    /// strides) that are multiples of it and `2 * GMEM_VEC`-byte aligned pointers. 8 is
+    /// 16-byte cp.async; 1 takes any operand.
+    const GMEM_VEC: usize = 8;
 
     /// Threads per CTA.
     const THREADS: usize = 32 * Self::WARPS[0] * Self::WARPS[1];
@@ -55,6 +59,7 @@ pub trait Sm80Config {
         Self::TILE,
         Self::STAGES,
         Self::WARPS,
+        Self::GMEM_VEC,
         &Self::SmemAtomK::VALUE,
         &Self::SmemAtomMN::VALUE,
     );
@@ -145,11 +150,16 @@ pub const fn sm80_layouts(
     tile: [usize; 3],
     stages: usize,
     warps: [usize; 2],
+    gmem_vec: usize,
     atom_k: &Value,
     atom_mn: &Value,
 ) -> Sm80Layouts {
     let [bm, bn, bk] = tile;
     let threads = 32 * warps[0] * warps[1];
+    assert!(
+        matches!(gmem_vec, 1 | 2 | 4 | 8),
+        "kernel config: GmemVec (elements per global read) must be 8, 4, 2 or 1"
+    );
     assert!(
         stages >= 3,
         "kernel config: the multistage pipeline needs at least 3 stages"
@@ -189,6 +199,7 @@ pub fn render_sm80<C: Sm80Config>() -> String {
         cpp_tuple(&Tup::flat(&[bm, bn, bk]))
     );
     s += &format!("  static constexpr int Stages = {};\n", C::STAGES);
+    s += &format!("  static constexpr int GmemVec = {};\n", C::GMEM_VEC);
     s += &format!("  static constexpr int Threads = {};\n", C::THREADS);
     s += &format!(
         "  static constexpr int RasterGroup = {};\n",
@@ -221,7 +232,7 @@ pub fn render_sm80<C: Sm80Config>() -> String {
 
 macro_rules! sm80_config {
     ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$bm:literal, $bn:literal, $bk:literal],
-     $stages:literal, [$wm:literal, $wn:literal], $atom_k:ty) => {
+     $stages:literal, [$wm:literal, $wn:literal], $atom_k:ty $(, gmem_vec = $v:literal)?) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $ty;
@@ -234,6 +245,7 @@ macro_rules! sm80_config {
             const RASTER_GROUP: usize = 8;
             type SmemAtomK = $atom_k;
             type SmemAtomMN = crate::Composition<crate::Swizzle<3, 3, 3>, crate::Layout!((64,8):(1,64))>;
+            $(const GMEM_VEC: usize = $v;)?
         }
     };
 }
@@ -256,6 +268,22 @@ sm80_config!(
     Sm80_64x64x32S3, "sm80_64x64x32_s3", "Sm80_64x64x32_s3",
     [64, 64, 32], 3, [2, 2],
     crate::Composition<crate::Swizzle<2, 3, 3>, crate::Layout!((8,32):(32,1))>
+);
+
+sm80_config!(
+    /// [`Sm80_128x128x32S3`] for operands whose leading dimensions are multiples of 4
+    /// elements (8-byte reads).
+    Sm80_128x128x32S3V4, "sm80_128x128x32_s3_v4", "Sm80_128x128x32_s3_v4",
+    [128, 128, 32], 3, [2, 2],
+    crate::Composition<crate::Swizzle<2, 3, 3>, crate::Layout!((8,32):(32,1))>, gmem_vec = 4
+);
+sm80_config!(
+    /// [`Sm80_128x128x32S3`] for any leading dimension and 2-byte aligned pointers (element
+    /// reads): the fallback for other unaligned operands. (A 4-byte-read tile was left out:
+    /// each read width costs as much PTX as a tile.)
+    Sm80_128x128x32S3V1, "sm80_128x128x32_s3_v1", "Sm80_128x128x32_s3_v1",
+    [128, 128, 32], 3, [2, 2],
+    crate::Composition<crate::Swizzle<2, 3, 3>, crate::Layout!((8,32):(32,1))>, gmem_vec = 1
 );
 
 /// A generated config header: the banner, `includes`, every struct, then
@@ -293,6 +321,8 @@ pub fn render_sm80_header() -> String {
             entry::<Sm80_128x256x32S4>(),
             entry::<Sm80_128x128x32S3>(),
             entry::<Sm80_64x64x32S3>(),
+            entry::<Sm80_128x128x32S3V4>(),
+            entry::<Sm80_128x128x32S3V1>(),
         ],
     )
 }

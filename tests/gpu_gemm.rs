@@ -192,20 +192,35 @@ fn unsupported_architecture() {
 }
 
 #[test]
-fn misalignment_falls_back_to_simple() {
+fn misalignment_takes_narrower_reads() {
     let aligned = desc(256, 256, 256);
     let fast = dispatch(&aligned, "bf16", "f32", (9, 0), 132).unwrap();
-    assert_ne!(fast.config.unwrap().name, SIMPLE_KERNEL.name);
-    let mut d = aligned;
-    d.a.ptr += 2; // element-aligned, not 16-byte aligned
-    let ds = dispatch(&d, "bf16", "f32", (9, 0), 132).unwrap();
+    assert!(fast.kernel.contains("sm90"), "{}", fast.kernel);
+    // (pointer offset in elements, ld of B) -> the Ampere-class tile reading that many
+    // elements at a time.
+    for ((offset, ldb), vec) in [
+        ((1, 256), "v1"),
+        ((2, 256), "v1"),
+        ((4, 256), "v4"),
+        ((0, 260), "v4"),
+        ((0, 258), "v1"),
+        ((0, 257), "v1"),
+    ] {
+        let mut d = aligned;
+        d.a.ptr += 2 * offset;
+        d.b.shape.ld = ldb;
+        d.b.len = ldb * 256;
+        let ds = dispatch(&d, "bf16", "f32", (9, 0), 132).unwrap();
+        assert_eq!(
+            ds.config.unwrap().name,
+            format!("sm80_128x128x32_s3_{vec}"),
+            "offset {offset}, ldb {ldb}"
+        );
+    }
+    // k = 0 leaves C = beta C to the simple kernel.
+    let ds = dispatch(&desc(256, 256, 0), "bf16", "f32", (9, 0), 132).unwrap();
     assert_eq!(ds.config.unwrap().name, SIMPLE_KERNEL.name);
     assert!(ds.kernel.starts_with("ferrocute_gemm_simple_"));
-    let mut d = aligned;
-    d.b.shape.ld = 260; // not a multiple of 8
-    d.b.len = 260 * 256;
-    let ds = dispatch(&d, "bf16", "f32", (9, 0), 132).unwrap();
-    assert_eq!(ds.config.unwrap().name, SIMPLE_KERNEL.name);
 }
 
 #[test]
@@ -466,6 +481,60 @@ fn small_sweep<TI: InputElem + Host, TO: OutputElem + Host>(g: &Gemm, seed: u64)
                 }
             }
         }
+    }
+}
+
+/// Leading dimensions that are not multiples of 8 (odd, 2 and 4 mod 8) in every operand
+/// layout take the Ampere-class tiles with 8-byte or element reads (never the simple kernel), over
+/// several k-tiles with edges in every mode; every element against the f64 reference.
+#[test]
+fn gpu_unaligned_leading_dimensions() {
+    let Some(g) = gpu() else { return };
+    let mut rng = Rng(23);
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, &(m, n, k, pad)) in [
+        (129, 200, 300, 1),
+        (64, 97, 130, 2),
+        (100, 64, 257, 4),
+        (7, 300, 129, 3),
+        (300, 5, 64, 6),
+    ]
+    .iter()
+    .enumerate()
+    {
+        for la in LAYOUTS {
+            for lb in LAYOUTS {
+                let cs = Case {
+                    m,
+                    n,
+                    k,
+                    la,
+                    lb,
+                    lc: Layout::ColMajor,
+                    pad,
+                    batch: 1 + i % 2,
+                    broadcast_b: false,
+                    alpha: 1.0,
+                    beta: if i % 2 == 0 { 0.0 } else { 0.5 },
+                };
+                let kernel = if i % 2 == 0 {
+                    run_case::<bf16, bf16>(&g, &mut rng, &cs, None).kernel
+                } else {
+                    run_case::<f16, f32>(&g, &mut rng, &cs, None).kernel
+                };
+                assert!(
+                    !kernel.contains("simple"),
+                    "{m}x{n}x{k} pad {pad}: {kernel}"
+                );
+                seen.insert(kernel.split("_s3_").nth(1).map(|v| v[..2].to_string()));
+            }
+        }
+    }
+    for v in ["v1", "v4"] {
+        assert!(
+            seen.contains(&Some(v.to_string())),
+            "{v} never ran: {seen:?}"
+        );
     }
 }
 

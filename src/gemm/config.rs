@@ -8,9 +8,10 @@
 use super::error::Error;
 use super::plan::{GemmDesc, Plan};
 use crate::kernel_config::{
-    Skinny16W16, Skinny16W8, SkinnyConfig, Sm80Config, Sm80_128x128x32S3, Sm80_128x256x32S4,
-    Sm80_64x64x32S3, Sm90Config, Sm90_128x128x64S6Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4C2,
-    Sm90_128x256x64S4St2, SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
+    Skinny16W16, Skinny16W8, SkinnyConfig, Sm80Config, Sm80_128x128x32S3, Sm80_128x128x32S3V1,
+    Sm80_128x128x32S3V4, Sm80_128x256x32S4, Sm80_64x64x32S3, Sm90Config, Sm90_128x128x64S6Pp,
+    Sm90_128x256x64S3St, Sm90_128x256x64S4C2, Sm90_128x256x64S4St2, SplitK128x64x64S9,
+    SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
 };
 
 /// How a kernel takes its arguments.
@@ -53,8 +54,8 @@ pub struct KernelConfig {
     pub smem_bytes: u32,
     /// Minimum compute capability `(major, minor)`.
     pub min_arch: (i32, i32),
-    /// Leading dimensions and batch strides must be multiples of this many
-    /// elements (and base pointers 16-byte aligned), else the simple kernel is used.
+    /// Leading dimensions and batch strides of A and B must be multiples of this many
+    /// elements, and their base pointers aligned to as many elements.
     pub align_elems: usize,
     /// Extent along each operand's unit-stride mode must be a multiple of
     /// this (1 = no requirement, the kernel predicates residues).
@@ -97,7 +98,7 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         threads: C::THREADS as u32,
         smem_bytes: C::SMEM_BYTES as u32,
         min_arch: (8, 0),
-        align_elems: 8,
+        align_elems: C::GMEM_VEC,
         extent_align_elems: 1,
         path: LaunchPath::Params,
         grid: GridKind::Raster1D,
@@ -210,6 +211,8 @@ pub static FAST_KERNELS: &[KernelConfig] = &[
     sm80::<Sm80_128x256x32S4>(),
     sm80::<Sm80_128x128x32S3>(),
     sm80::<Sm80_64x64x32S3>(),
+    sm80::<Sm80_128x128x32S3V4>(),
+    sm80::<Sm80_128x128x32S3V1>(),
 ];
 
 /// The simple fallback kernel (`ferrocute_gemm_simple_*`): any alignment,
@@ -368,8 +371,12 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 /// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
 /// use ferrocute::gemm::config::{select, SIMPLE_KERNEL};
 /// let d = |r, c, ptr| OperandDesc { shape: MatShape::packed(r, c, Layout::ColMajor), len: r * c, ptr };
-/// // 7 rows: ld 7 is not a multiple of 8, so the simple kernel is chosen.
+/// // 7 rows: ld 7 is odd, so the Ampere-class tile that reads single elements is chosen.
 /// let p = plan(&GemmDesc { a: d(7, 8, 0x1000), b: d(8, 8, 0x2000), c: d(7, 8, 0x3000),
+///     in_bytes: 2, out_bytes: 4 }).unwrap();
+/// assert_eq!(select(&p, (9, 0), 132).unwrap().name, "sm80_128x128x32_s3_v1");
+/// // k = 0 (C = beta C): the simple kernel.
+/// let p = plan(&GemmDesc { a: d(8, 0, 0x1000), b: d(0, 8, 0x2000), c: d(8, 8, 0x3000),
 ///     in_bytes: 2, out_bytes: 4 }).unwrap();
 /// assert_eq!(select(&p, (9, 0), 132).unwrap().name, SIMPLE_KERNEL.name);
 /// ```

@@ -100,9 +100,9 @@ pub enum Error {
         /// The smallest valid batch stride.
         min: usize,
     },
-    /// The data is misaligned even for the simple fallback kernel (which
-    /// needs only element alignment). Misalignment that only the fast kernels
-    /// care about is not an error: the simple kernel is used instead.
+    /// The data is misaligned even for the fallback kernels (which need only
+    /// element alignment). Misalignment that only the fastest kernels care
+    /// about is not an error: a kernel with narrower reads is used instead.
     Misaligned {
         /// Which operand.
         operand: Operand,

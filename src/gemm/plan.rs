@@ -79,10 +79,10 @@ impl KernelOperand {
     fn fast_aligned(&self, align_elems: usize, extent_align_elems: usize, batched: bool) -> bool {
         let align_elems = align_elems.max(1) as i64;
         let extent_align = extent_align_elems.max(1);
-        self.ptr % 16 == 0
+        let align_bytes = align_elems as u64 * self.elem_bytes as u64;
+        self.ptr % align_bytes == 0
             && self.ld % align_elems == 0
             && (!batched || self.batch_stride % align_elems == 0)
-            && ((self.batch_stride as u64 * self.elem_bytes as u64) % 16 == 0 || !batched)
             && self.contiguous_extent % extent_align == 0
     }
 }

@@ -14,6 +14,7 @@ using namespace cute;
 struct Sm80_128x256x32_s4 {
   using TileShape = Shape<Int<128>, Int<256>, Int<32>>;
   static constexpr int Stages = 4;
+  static constexpr int GmemVec = 8;
   static constexpr int Threads = 256;
   static constexpr int RasterGroup = 8;
   using MmaAtomLayout = Layout<Shape<Int<2>, Int<4>, Int<1>>, Stride<Int<1>, Int<2>, Int<0>>>;
@@ -46,6 +47,7 @@ struct Sm80_128x256x32_s4 {
 struct Sm80_128x128x32_s3 {
   using TileShape = Shape<Int<128>, Int<128>, Int<32>>;
   static constexpr int Stages = 3;
+  static constexpr int GmemVec = 8;
   static constexpr int Threads = 128;
   static constexpr int RasterGroup = 8;
   using MmaAtomLayout = Layout<Shape<Int<2>, Int<2>, Int<1>>, Stride<Int<1>, Int<2>, Int<0>>>;
@@ -76,6 +78,7 @@ struct Sm80_128x128x32_s3 {
 struct Sm80_64x64x32_s3 {
   using TileShape = Shape<Int<64>, Int<64>, Int<32>>;
   static constexpr int Stages = 3;
+  static constexpr int GmemVec = 8;
   static constexpr int Threads = 128;
   static constexpr int RasterGroup = 8;
   using MmaAtomLayout = Layout<Shape<Int<2>, Int<2>, Int<1>>, Stride<Int<1>, Int<2>, Int<0>>>;

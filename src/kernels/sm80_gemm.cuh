@@ -3,16 +3,20 @@
 //
 //   D(m,n,l) = alpha * sum_k A(m,k,l) * B(n,k,l) + beta * C(m,n,l)     (see gemm_params.h)
 //
-// Pipeline: cp.async (128-bit, zero-fill predicated) global -> swizzled shared memory,
+// Pipeline: cp.async (zero-fill predicated) global -> swizzled shared memory,
 // `Config::Stages`-deep multistage ring, ldmatrix shared -> registers (.trans for MN-major
 // operands), mma.sync m16n8k16 (bf16|f16 in, f32 accumulate), grouped (L2-friendly) tile
 // rasterisation, predicated edges (any M, N, K >= 1, including K residue inside a 16-byte
 // vector), batch via blockIdx.z, alpha/beta epilogue (beta == 0 never reads C), output
 // bf16 | f16 | f32. C has the same element type as D.
 //
-// Preconditions of this fast path (the host only dispatches here when they hold):
-//   * lda and ldb are multiples of 8 elements, a and b (and every batch_stride_a/b) are
-//     16-byte aligned: every 8-element vector along the contiguous mode is 16-byte aligned.
+// Preconditions of this fast path (the host only dispatches here when they hold), with
+// V = Config::GmemVec (8, 4, 2 or 1):
+//   * lda, ldb (and every batch_stride_a/b) are multiples of V elements and a, b are 2V-byte
+//     aligned: every V-element piece along the contiguous mode is 2V-byte aligned. V = 8
+//     copies with 16-byte cp.async.cg, V = 4 / 2 with 8- / 4-byte cp.async.ca, and V = 1
+//     (any leading dimension, e.g. an odd vocabulary size) with 2-byte loads and 16-byte
+//     shared stores, which the thread waits for: the fallback for unaligned operands.
 //   * C/D: no alignment requirement (scalar, predicated stores).
 //   * m, n, k >= 1; batch >= 1.
 //
@@ -25,6 +29,7 @@
 //   using TileShape = cute::Shape<cute::Int<BM>, cute::Int<BN>, cute::Int<BK>>;
 //       CTA tile. BM, BN multiples of the MMA permutation tile; BK multiple of 16.
 //   static constexpr int Stages;          // smem pipeline depth, >= 3
+//   static constexpr int GmemVec;         // elements per global read: 8, 4, 2 or 1
 //   static constexpr int Threads;         // threads per CTA == 32 * size(MmaAtomLayout)
 //   static constexpr int RasterGroup;     // grouped rasterisation: # of M-tiles per group (>=1)
 //   using MmaAtomLayout  = cute::Layout<cute::Shape<WM,WN,_1>, ...>;   // warps over (M,N,K)
@@ -53,7 +58,9 @@
 // Picked by the kernel (not in the Config):
 //   MMA atom  SM80_16x8x16_F32BF16BF16F32_TN | SM80_16x8x16_F32F16F16F32_TN (from element type)
 //   ldmatrix  SM75_U32x4_LDSM_N for K-major operands, SM75_U16x8_LDSM_T for M/N-major.
-//   cp.async  cp.async.cg.shared.global 16 B with src-size (zero-fill) predication.
+//   cp.async  cp.async.cg 16 B (.ca 8 / 4 B for GmemVec 4 / 2) with src-size (zero-fill)
+//             predication; GmemVec 1, and a piece that would read past the operand's last
+//             element, use 2-byte ld.global.nc and shared stores.
 //
 // Dynamic shared memory = (BM + BN) * BK * Stages * sizeof(element) bytes (see smem_bytes()).
 // =====================================================================================
@@ -104,35 +111,108 @@ constexpr int smem_bytes(int elem_bytes) {
   return (bm + bn) * bk * Cfg::Stages * elem_bytes;
 }
 
-// 16-byte cp.async with zero fill: copies src_bytes (0..16) bytes, zero-fills the rest.
-__device__ __forceinline__ void cp_async_16_zfill(void* smem_dst, void const* gmem_src, int src_bytes) {
+// Bytes-wide cp.async (16: .cg, bypassing L1; 8 or 4: .ca, the only form that takes them)
+// copying src_bytes bytes and zero-filling the rest; issued only when `pred` holds.
+template <int Bytes>
+__device__ __forceinline__ void cp_async_zfill(void* smem_dst, void const* gmem_src, int src_bytes,
+                                               bool pred) {
   uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem_dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-               :: "r"(s), "l"(gmem_src), "r"(src_bytes));
+  if constexpr (Bytes == 16)
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n"
+                 " @p cp.async.cg.shared.global [%0], [%1], 16, %2;\n}\n"
+                 :: "r"(s), "l"(gmem_src), "r"(src_bytes), "r"(int(pred)));
+  else
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %4, 0;\n"
+                 " @p cp.async.ca.shared.global [%0], [%1], %2, %3;\n}\n"
+                 :: "r"(s), "l"(gmem_src), "n"(Bytes), "r"(src_bytes), "r"(int(pred)));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N)); }
 
-// Issue one BMxBK (or BNxBK) tile of 16-byte zero-fill cp.asyncs.
+// Issue one BMxBK (or BNxBK) tile: per 8-element vector along the contiguous mode, the
+// first n_valid elements from global memory and zeros for the rest, in Vec-element pieces.
 //   tG: (CPY, CPY_X, CPY_K) gmem view, tS: same shape smem view, tC: identity coords.
 //   ContigIsX: the contiguous mode of the global operand is X (M or N) rather than K.
-template <bool ContigIsX, class TG, class TS, class TC, class T>
+//   end: one past the operand's last element in memory. A piece cut by the operand's edge
+//   is copied with a shorter source (zero fill), which reads its whole width; where that
+//   width would pass `end` (the allocation may end there; only the operand's last piece can)
+//   it is read element by element instead, after the asynchronous copies.
+template <bool ContigIsX, int Vec, class TG, class TS, class TC, class T>
 __device__ __forceinline__ void issue_tile(TG const& tG, TS& tS, TC const& tC,
-                                           int ext_x, int ext_k, T const* base) {
+                                           int ext_x, int ext_k, T const* base, T const* end) {
   using namespace cute;
+  static_assert(Vec == 8 || Vec == 4 || Vec == 2 || Vec == 1, "GmemVec must be 8, 4, 2 or 1");
+  constexpr int I = decltype(size<1>(tS))::value, J = decltype(size<2>(tS))::value;
+  int n_valid[I][J];
   CUTE_UNROLL
-  for (int i = 0; i < size<1>(tS); ++i) {
+  for (int i = 0; i < I; ++i) {
     CUTE_UNROLL
-    for (int j = 0; j < size<2>(tS); ++j) {
+    for (int j = 0; j < J; ++j) {
       auto c = tC(0, i, j);
       int x = get<0>(c), k = get<1>(c);
-      int n_valid;
-      if constexpr (ContigIsX) n_valid = (k < ext_k) ? (ext_x - x) : 0;
-      else                     n_valid = (x < ext_x) ? (ext_k - k) : 0;
-      n_valid = n_valid < 0 ? 0 : (n_valid > 8 ? 8 : n_valid);
-      T const* src = n_valid > 0 ? &tG(0, i, j) : base;
-      cp_async_16_zfill(&tS(0, i, j), src, n_valid * int(sizeof(T)));
+      int n;
+      if constexpr (ContigIsX) n = (k < ext_k) ? (ext_x - x) : 0;
+      else                     n = (x < ext_x) ? (ext_k - k) : 0;
+      n_valid[i][j] = n < 0 ? 0 : (n > 8 ? 8 : n);
+    }
+  }
+  if constexpr (Vec == 1) {
+    // 2-byte aligned operands: all loads first, then the 16-byte shared stores, so the
+    // thread waits for global memory once per tile.
+    uint4 v[I][J];
+    CUTE_UNROLL
+    for (int i = 0; i < I; ++i) {
+      CUTE_UNROLL
+      for (int j = 0; j < J; ++j) {
+        uint16_t e[8];
+        const uint16_t* src = reinterpret_cast<const uint16_t*>(&tG(0, i, j));
+        CUTE_UNROLL
+        for (int q = 0; q < 8; ++q) e[q] = q < n_valid[i][j] ? __ldg(src + q) : uint16_t(0);
+        v[i][j] = make_uint4(e[0] | (uint32_t(e[1]) << 16), e[2] | (uint32_t(e[3]) << 16),
+                             e[4] | (uint32_t(e[5]) << 16), e[6] | (uint32_t(e[7]) << 16));
+      }
+    }
+    CUTE_UNROLL
+    for (int i = 0; i < I; ++i) {
+      CUTE_UNROLL
+      for (int j = 0; j < J; ++j) *reinterpret_cast<uint4*>(&tS(0, i, j)) = v[i][j];
+    }
+  } else {
+    constexpr int kBytes = Vec * int(sizeof(T));
+    bool any_past_end = false;
+    CUTE_UNROLL
+    for (int i = 0; i < I; ++i) {
+      CUTE_UNROLL
+      for (int j = 0; j < J; ++j) {
+        T const* src = n_valid[i][j] > 0 ? &tG(0, i, j) : base;
+        CUTE_UNROLL
+        for (int q = 0; q < 8; q += Vec) {
+          const int n = min(max(n_valid[i][j] - q, 0), Vec);
+          const bool past_end = n > 0 && src + q + Vec > end;
+          any_past_end |= past_end;
+          cp_async_zfill<kBytes>(&tS(0, i, j) + q, n > 0 ? src + q : src, n * int(sizeof(T)),
+                                 !past_end);
+        }
+      }
+    }
+    if (any_past_end) {
+      CUTE_UNROLL
+      for (int i = 0; i < I; ++i) {
+        CUTE_UNROLL
+        for (int j = 0; j < J; ++j) {
+          CUTE_UNROLL
+          for (int q = 0; q < 8; q += Vec) {
+            const int n = min(max(n_valid[i][j] - q, 0), Vec);
+            const uint16_t* e = reinterpret_cast<const uint16_t*>(&tG(0, i, j) + q);
+            if (n > 0 && reinterpret_cast<T const*>(e) + Vec > end) {
+              uint16_t* d = reinterpret_cast<uint16_t*>(&tS(0, i, j) + q);
+              CUTE_UNROLL
+              for (int r = 0; r < Vec; ++r) d[r] = r < n ? __ldg(e + r) : uint16_t(0);
+            }
+          }
+        }
+      }
     }
   }
 }
@@ -233,11 +313,14 @@ __device__ __forceinline__ void sm80_gemm_device(GemmParams const& p) {
   CUTE_STATIC_ASSERT_V(size<0>(tBsB) == Int<8>{});
 
   const int k_tiles = (K + BK - 1) / BK;
+  // One past each operand's last element of this batch (a piece may not read beyond it).
+  TIn const* end_a = ptr_a + (AKMajor ? int64_t(M - 1) * p.lda + K : int64_t(K - 1) * p.lda + M);
+  TIn const* end_b = ptr_b + (BKMajor ? int64_t(N - 1) * p.ldb + K : int64_t(K - 1) * p.ldb + N);
   auto load_stage = [&](int kt, int stage) {
     Tensor dA = tAsA(_, _, _, stage);
     Tensor dB = tBsB(_, _, _, stage);
-    issue_tile<!AKMajor>(tAgA(_, _, _, kt), dA, tAcA(_, _, _, kt), M, K, ptr_a);
-    issue_tile<!BKMajor>(tBgB(_, _, _, kt), dB, tBcB(_, _, _, kt), N, K, ptr_b);
+    issue_tile<!AKMajor, Cfg::GmemVec>(tAgA(_, _, _, kt), dA, tAcA(_, _, _, kt), M, K, ptr_a, end_a);
+    issue_tile<!BKMajor, Cfg::GmemVec>(tBgB(_, _, _, kt), dB, tBcB(_, _, _, kt), N, K, ptr_b, end_b);
   };
 
   // ---- prologue: fill STAGES-1 stages ----
