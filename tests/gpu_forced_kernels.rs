@@ -3,12 +3,12 @@
 //! tile with 2-CTA multicast clusters; BENCHMARKS.md says why) are checked on small shapes
 //! with every edge by forcing them with `FERROCUTE_KERNEL` (and, for split-K tiles, the
 //! cluster size with `FERROCUTE_SPLIT_K`), which are read once per process: the parent test
-//! runs this binary once per kernel, as a child with the variables set, and each child checks
-//! its kernel like the dispatched ones.
+//! runs this binary once per kernel, as children with the variables set running side by side,
+//! and each child checks its kernel like the dispatched ones.
 
 use ferrocute::gemm::Layout;
 use half::{bf16, f16};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 mod common;
 use common::*;
@@ -35,18 +35,27 @@ fn gpu_forced_hopper_kernels() {
         return;
     }
     drop(g);
-    for (kernel, splits) in KERNELS {
-        let mut child = Command::new(std::env::current_exe().unwrap());
-        child
-            .args(["forced_kernel_child", "--exact", "--ignored", "--nocapture"])
-            .env("FERROCUTE_KERNEL", kernel)
-            .env(CHILD_ENV, kernel);
-        if splits.is_empty() {
-            child.env_remove("FERROCUTE_SPLIT_K");
-        } else {
-            child.env("FERROCUTE_SPLIT_K", splits);
-        }
-        let out = child.output().unwrap();
+    // The children run at once: each spends most of its time on the CPU reference.
+    let children: Vec<_> = KERNELS
+        .iter()
+        .map(|&(kernel, splits)| {
+            let mut child = Command::new(std::env::current_exe().unwrap());
+            child
+                .args(["forced_kernel_child", "--exact", "--ignored", "--nocapture"])
+                .env("FERROCUTE_KERNEL", kernel)
+                .env(CHILD_ENV, kernel)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            if splits.is_empty() {
+                child.env_remove("FERROCUTE_SPLIT_K");
+            } else {
+                child.env("FERROCUTE_SPLIT_K", splits);
+            }
+            (kernel, splits, child.spawn().unwrap())
+        })
+        .collect();
+    for (kernel, splits, child) in children {
+        let out = child.wait_with_output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         println!(
             "{kernel} (splits {splits:?}): {}",
