@@ -1,6 +1,6 @@
 //! ferrocute GEMM vs cuBLAS, same process, CUDA-event timing.
 //!
-//! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--soak SECS]`
+//! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--soak SECS] [--rest SECS]`
 //!
 //! bf16 inputs, f32 accumulation, bf16 output. Layouts use BLAS names:
 //! TN = A K-major, B K-major (kernel `kk`); NN = A M-major, B K-major (kernel `mk`).
@@ -24,6 +24,9 @@ struct Args {
     /// `--soak SECS`: also run each library alone for SECS seconds per shape (steady-state
     /// clocks), printing the UTC window so that a clock log can be matched to it.
     soak: f64,
+    /// `--rest SECS`: leave the GPU idle this long before each library's timed block, so
+    /// both start from the same clock and power state instead of ours inheriting cuBLAS's.
+    rest: f64,
 }
 
 fn parse_args() -> Args {
@@ -33,6 +36,7 @@ fn parse_args() -> Args {
         iters: 50,
         custom: Vec::new(),
         soak: 0.0,
+        rest: 0.0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
@@ -42,6 +46,7 @@ fn parse_args() -> Args {
             "--layout" => a.layout = it.next().unwrap_or_default(),
             "--iters" => a.iters = it.next().and_then(|v| v.parse().ok()).unwrap_or(50),
             "--soak" => a.soak = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
+            "--rest" => a.rest = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
             "--shape" => {
                 let v = it.next().unwrap_or_default();
                 let d: Vec<usize> = v.split('x').filter_map(|x| x.parse().ok()).collect();
@@ -344,11 +349,14 @@ fn run() -> Res<()> {
                     format!("MISMATCH ({bad} elements)  {kernel}")
                 })
             })();
+            let rest = || std::thread::sleep(std::time::Duration::from_secs_f64(args.rest));
+            rest();
             let theirs = time_ms(&stream, args.iters, &mut sets, |s| {
                 cublas(&blas, s, m, n, k, tn)
             })?;
             let (ours_tf, ratio, check) = match check {
                 Ok(c) => {
+                    rest();
                     let t = time_ms(&stream, args.iters, &mut sets, |s| {
                         ours(&g, s, m, n, k, tn).map(drop)
                     })?;

@@ -79,15 +79,18 @@ fn forced_kernel_child() {
     let g = gpu().expect("the parent found a GPU");
     let mut rng = Rng(17);
     // (m, n, k, batch): one tile; an odd number of M tiles (a cluster's second tile lies past
-    // M); edges in every mode, including rows that end inside an 8-row store; batches; 128
-    // and 124 units, so CTAs loop over several units.
+    // M); edges in every mode, including rows that end inside an 8-row store; batches; more
+    // 128x256 tiles than SMs (155, 128 and 153), so CTAs loop over several tiles, with one
+    // k-tile and with several (the staged epilogue's deferred half goes out after the
+    // epilogue and inside the next main loop).
     let cases = [
         (7, 9, 64, 1),
         (129, 200, 300, 1),
         (384, 256, 1000, 1),
         (200, 130, 72, 3),
-        (3900, 1024, 64, 1),
+        (3900, 1100, 64, 1),
         (4096, 1000, 200, 1),
+        (2100, 2100, 200, 1),
     ];
     for (i, &(m, n, k, batch)) in cases.iter().enumerate() {
         for la in LAYOUTS {

@@ -41,7 +41,7 @@
 //                                             //     16384 or BM=64,BN=256; epilogue of one WG
 //                                             //     overlaps the mainloop of the other
 //                                             // 2 = cooperative, staged epilogue: as 0, plus
-//                                             //     BM*BN*2/StageParts bytes of staging
+//                                             //     BM*BN*2/StageParts + 8*32 bytes of staging
 //     static constexpr int StageParts = 1;    // optional, Schedule 2 only: 1, or 2 to stage the
 //                                             // tile in two column halves (half the smem)
 //   };
@@ -98,13 +98,13 @@
 //                                                traps if the launch's cluster is not CM)
 //   dynamic smem bytes = smem_bytes<Cfg>() =
 //       1024 (alignment slack) + roundup(Stages*(BM+BN)*BK*2 + staging + Stages*16 + 32, 1024)
-//       staging = 2*EpiN*(64+4)*4, or max(that, BM*BN*2/StageParts) for Schedule 2
+//       staging = 2*EpiN*(64+4)*4, or max(that, BM*BN*2/StageParts + 8*32) for Schedule 2
 //       (the "+ 32" barrier bytes changed none of these values)
 //       e.g. 128x256x64_s4 : 1024 + roundup(196608 + 17408 + 64 + 32, 1024) = 216064 bytes (any out type)
 //            128x128x64_s6 : 1024 + roundup(196608 + 17408 + 96 + 32, 1024) = 216064 bytes (coop and pp)
 //            64x256x64_s5  : 1024 + roundup(204800 + 17408 + 80 + 32, 1024) = 224256 bytes
-//            128x256x64_s3_st : 1024 + roundup(147456 + 65536 + 48 + 32, 1024) = 215040 bytes
-//            128x256x64_s4_st2 (StageParts 2) : 1024 + roundup(196608 + 32768 + 64 + 32, 1024)
+//            128x256x64_s3_st : 1024 + roundup(147456 + 65792 + 48 + 32, 1024) = 215040 bytes
+//            128x256x64_s4_st2 (StageParts 2) : 1024 + roundup(196608 + 33024 + 64 + 32, 1024)
 //                             = 231424 bytes
 //   kernel params in PTX: param_0 GemmParams (120 B, align 8, offset 0), param_1 CUtensorMap
 //   (128 B, align 128, offset 128), param_2 CUtensorMap (offset 256); cuLaunchKernel's
@@ -141,6 +141,9 @@ using namespace cute;
 
 static constexpr int kThreads = 384;
 static constexpr int kEpiLd = 64 + 4;   // padded column stride (floats) of the epilogue staging
+// Bytes after each warp's slice of a 16-bit staging buffer: the 16-byte pieces that make up
+// one column's 128-byte line then come from different banks.
+static constexpr int kSlicePad = 32;
 
 // Cfg::StageParts (staged epilogue only; default 1): the tile goes through the staging in
 // that many column parts, so the staging needs only BM*BN*2/StageParts bytes.
@@ -164,9 +167,10 @@ struct Derived {
   static constexpr bool kStaged = (Cfg::Schedule == 2);
   static constexpr int kStageParts = StagePartsOf<Cfg>::value;
   // Epilogue staging per consumer warpgroup: EpiN padded f32 columns of 64 rows; with the
-  // staged epilogue also half of one 16-bit part of the BMxBN tile (the two uses never meet
-  // in one launch: the 16-bit staging serves beta == 0, the f32 one everything else).
-  static constexpr int kPartFloats = BM * BN / 4 / kStageParts;
+  // staged epilogue also half of one 16-bit part of the BMxBN tile with its four warps'
+  // slice padding (the two uses never meet in one launch: the 16-bit staging serves
+  // beta == 0, the f32 one everything else).
+  static constexpr int kPartFloats = BM * BN / 4 / kStageParts + 8 * kSlicePad / 4 / 2;
   static constexpr int kEpiFloats =
       (kStaged && kPartFloats > EpiN * kEpiLd) ? kPartFloats : EpiN * kEpiLd;
 };
@@ -449,6 +453,7 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
 // and an eighth of the shared-memory instructions of epilogue_rows64.
 // ---------------------------------------------------------------------------------
 static constexpr int kWarpStageBytes = 2048;   // per consumer warp: 16 rows x 64 columns x 2 B
+static constexpr int kWarpSliceBytes = kWarpStageBytes + kSlicePad;
 
 template <class Out>
 __device__ __forceinline__ uint32_t pack16x2(float lo, float hi) {
@@ -505,28 +510,34 @@ __device__ __forceinline__ void store_col8(uint32_t saddr, Out* dcol, int gm, in
   }
 }
 
+// The 16-bit epilogue of one 64-row slab, by its consumer warpgroup: 64 columns at a time,
+// each warp turns its 16 rows into 16-bit columns in its slice of the warpgroup's staging,
+// and after a warpgroup barrier every 8 lanes store one column's 64 rows, a whole 128-byte
+// line (a warp storing its own 16 rows wrote 32-byte pieces of four lines: half the write
+// bandwidth, BENCHMARKS.md).
 template <int BN, class Out, class Frag>
-__device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* wbuf, int wtid,
-                                                      int m_base, int n_base, int64_t l,
-                                                      GemmParams const& p) {
+__device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* wg_buf, int bar_id,
+                                                      int wtid, int m_base, int n_base,
+                                                      int64_t l, GemmParams const& p) {
   static_assert(sizeof(Out) == 2, "16-bit D only");
-  constexpr int kCols = 64;   // columns per pass through the 2 KiB buffer
+  constexpr int kCols = 64;   // columns per pass through the warps' 2 KiB slices
   static_assert(BN % kCols == 0, "BN must be a multiple of 64");
   const int lane = wtid % 32, wwarp = wtid / 32;
-  const uint32_t sbase = cast_smem_ptr_to_uint(wbuf);
+  const uint32_t sbase = cast_smem_ptr_to_uint(wg_buf);
   Out* dcol = reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d;
-  const int gm0 = m_base + 16 * wwarp;   // rows [gm0, gm0 + 16) belong to this warp
   CUTE_UNROLL
   for (int c = 0; c < BN / kCols; ++c) {
-    stmatrix_cols<kCols / 16, Out>(acc, c * (kCols / 16), sbase, lane, p.alpha);
-    __syncwarp();
+    named_bar_sync(bar_id, 128);   // the last pass's pieces have been read
+    stmatrix_cols<kCols / 16, Out>(acc, c * (kCols / 16), sbase + wwarp * kWarpSliceBytes, lane,
+                                   p.alpha);
+    named_bar_sync(bar_id, 128);
     CUTE_UNROLL
-    for (int it = 0; it < 2 * kCols / 32; ++it) {
-      const int item = lane + 32 * it;   // column item/2, row half item%2
-      store_col8<Out>(sbase + uint32_t(item * 16), dcol, gm0 + 8 * (item % 2),
-                      n_base + c * kCols + item / 2, p);
+    for (int it = 0; it < kCols * 8 / 128; ++it) {
+      const int item = wtid + 128 * it;   // column item/8, rows 8*(item%8) .. +8
+      const int j = item % 8, col = item / 8;
+      store_col8<Out>(sbase + uint32_t((j / 2) * kWarpSliceBytes + col * 32 + (j % 2) * 16),
+                      dcol, m_base + 8 * j, n_base + c * kCols + col, p);
     }
-    __syncwarp();
   }
 }
 
@@ -544,9 +555,8 @@ __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int b
                                               bool c_vec) {
   if constexpr (sizeof(Out) == 2) {
     if (fast) {
-      epilogue_rows64_16bit<BN, Out>(acc, reinterpret_cast<uint8_t*>(stg) +
-                                              (wtid / 32) * kWarpStageBytes,
-                                     wtid, m_base, n_base, l, p);
+      epilogue_rows64_16bit<BN, Out>(acc, reinterpret_cast<uint8_t*>(stg), bar_id, wtid, m_base,
+                                     n_base, l, p);
       return;
     }
   }
@@ -593,7 +603,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   static_assert((CM == 1 || CM == 2) && size(typename Cfg::ClusterShape{}) == CM,
                 "cluster (1,1,1) or (2,1,1) only");
   check_gmma_atoms<Cfg, In>();
-  static_assert(D::kEpiFloats * 4 >= 4 * kWarpStageBytes && (D::kEpiFloats * 4) % 16 == 0,
+  static_assert(D::kEpiFloats * 4 >= 4 * kWarpSliceBytes && (D::kEpiFloats * 4) % 16 == 0,
                 "the epilogue staging must hold the fast epilogue's 4 warp buffers");
 
   constexpr GMMA::Major MajA = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
@@ -614,8 +624,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   const bool fast = fast_epilogue<Out>(p, d_vec);
 
   SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
-  // Staged epilogue: (kPartN columns x 32 B) per consumer warp
+  // Staged epilogue: (kPartN columns x 32 B) + kSlicePad per consumer warp
   const uint32_t staged_tile = cast_smem_ptr_to_uint(&ss.epi[0][0]);
+  constexpr int kStagedSlice = kPartN * 32 + kSlicePad;
 
   const int tid = threadIdx.x;
   const int warp = tid / 32;
@@ -694,7 +705,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     } else if (warp >= 1) {
       if constexpr (kStaged && sizeof(Out) == 2) {
         if (fast) {
-          // Storer warps: copy each tile's 16-bit staging to D, 8 rows of a column per access.
+          // Storer warps: copy each tile's 16-bit staging to D, 8 rows of a column per access,
+          // 16 lanes per column (its 128 rows, two whole 128-byte lines).
           const int st = tid - 32;   // 0 .. 32*kStorerWarps-1
           uint32_t full_phase = 0;
           for (int unit = first; unit < num_units; unit += stride) {
@@ -704,11 +716,11 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
               cutlass::arch::ClusterBarrier::wait(&ss.out_full, full_phase);
               full_phase ^= 1;
               for (int item = st; item < BM * kPartN / 8; item += 32 * kStorerWarps) {
-                // consumer warp w holds rows 16w..16w+15: column r/2, row half r%2
-                const int w = item / (2 * kPartN), r = item % (2 * kPartN);
-                store_col8<Out>(staged_tile + uint32_t(item * 16), dcol,
-                                tc.m * BM + 16 * w + 8 * (r % 2),
-                                tc.n * BN + part * kPartN + r / 2, p);
+                // rows 8j..8j+7 of column col: consumer warp j/2's slice, row half j%2
+                const int j = item % 16, col = item / 16;
+                store_col8<Out>(
+                    staged_tile + uint32_t((j / 2) * kStagedSlice + col * 32 + (j % 2) * 16),
+                    dcol, tc.m * BM + 8 * j, tc.n * BN + part * kPartN + col, p);
               }
               __syncwarp();
               if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_empty);
@@ -756,7 +768,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
             cutlass::arch::ClusterBarrier::wait(&ss.out_empty, empty_phase);
             empty_phase ^= 1;
             stmatrix_cols<kPartN / 16, Out>(accum, part * (kPartN / 16),
-                                            staged_tile + uint32_t((ctid / 32) * kPartN * 32),
+                                            staged_tile + uint32_t((ctid / 32) * kStagedSlice),
                                             ctid % 32, p.alpha);
             __syncwarp();
             if (ctid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_full);
