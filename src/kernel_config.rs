@@ -409,8 +409,9 @@ impl Sm90Shape {
         let [bm, bn, bk] = self.tile;
         // Epilogue staging: f32 columns, or one part of the 16-bit tile (staged epilogue).
         let f32_staging = 2 * self.epi_n * 68 * 4;
-        // (8 consumer warps' slices, 32 bytes of padding after each)
-        let part = bm * bn * ELEM_BYTES / self.stage_parts + 8 * 32;
+        // 8 consumer warps' slices, each followed by 32 bytes (`kSlicePad` in sm90_gemm.cuh)
+        const SLICE_PAD: usize = 32;
+        let part = bm * bn * ELEM_BYTES / self.stage_parts + 8 * SLICE_PAD;
         let staging = if self.schedule == 2 && part > f32_staging {
             part
         } else {

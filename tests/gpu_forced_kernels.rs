@@ -95,19 +95,7 @@ fn forced_kernel_child() {
     for (i, &(m, n, k, batch)) in cases.iter().enumerate() {
         for la in LAYOUTS {
             for lb in LAYOUTS {
-                let cs = Case {
-                    m,
-                    n,
-                    k,
-                    la,
-                    lb,
-                    lc: Layout::ColMajor,
-                    pad: if i % 2 == 0 { ALIGN8 } else { ALIGN8_C_ODD },
-                    batch,
-                    broadcast_b: false,
-                    alpha: if i % 3 == 0 { 1.0 } else { 0.75 },
-                    beta: if i % 2 == 0 { 0.0 } else { -0.5 },
-                };
+                let cs = Case::sweep(i, m, n, k, batch, la, lb, Layout::ColMajor);
                 let ran = if i % 2 == 0 {
                     run_case::<bf16, bf16>(&g, &mut rng, &cs, None).kernel
                 } else {

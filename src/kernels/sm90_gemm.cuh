@@ -510,6 +510,12 @@ __device__ __forceinline__ void store_col8(uint32_t saddr, Out* dcol, int gm, in
   }
 }
 
+// Shared-memory address of rows 8j..8j+7 of column col in a 16-bit staging made of 16-row
+// warp slices `slice` bytes apart, as stmatrix_cols writes them (column c at c*32 bytes).
+__device__ __forceinline__ uint32_t staged_rows8(uint32_t base, int slice, int j, int col) {
+  return base + uint32_t((j / 2) * slice + col * 32 + (j % 2) * 16);
+}
+
 // The 16-bit epilogue of one 64-row slab, by its consumer warpgroup: 64 columns at a time,
 // each warp turns its 16 rows into 16-bit columns in its slice of the warpgroup's staging,
 // and after a warpgroup barrier every 8 lanes store one column's 64 rows, a whole 128-byte
@@ -535,8 +541,8 @@ __device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* 
     for (int it = 0; it < kCols * 8 / 128; ++it) {
       const int item = wtid + 128 * it;   // column item/8, rows 8*(item%8) .. +8
       const int j = item % 8, col = item / 8;
-      store_col8<Out>(sbase + uint32_t((j / 2) * kWarpSliceBytes + col * 32 + (j % 2) * 16),
-                      dcol, m_base + 8 * j, n_base + c * kCols + col, p);
+      store_col8<Out>(staged_rows8(sbase, kWarpSliceBytes, j, col), dcol, m_base + 8 * j,
+                      n_base + c * kCols + col, p);
     }
   }
 }
@@ -604,7 +610,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                 "cluster (1,1,1) or (2,1,1) only");
   check_gmma_atoms<Cfg, In>();
   static_assert(D::kEpiFloats * 4 >= 4 * kWarpSliceBytes && (D::kEpiFloats * 4) % 16 == 0,
-                "the epilogue staging must hold the fast epilogue's 4 warp buffers");
+                "the epilogue staging must hold the fast epilogue's 4 warp slices");
 
   constexpr GMMA::Major MajA = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
   constexpr GMMA::Major MajB = BKMajor ? GMMA::Major::K : GMMA::Major::MN;
@@ -718,9 +724,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
               for (int item = st; item < BM * kPartN / 8; item += 32 * kStorerWarps) {
                 // rows 8j..8j+7 of column col: consumer warp j/2's slice, row half j%2
                 const int j = item % 16, col = item / 16;
-                store_col8<Out>(
-                    staged_tile + uint32_t((j / 2) * kStagedSlice + col * 32 + (j % 2) * 16),
-                    dcol, tc.m * BM + 8 * j, tc.n * BN + part * kPartN + col, p);
+                store_col8<Out>(staged_rows8(staged_tile, kStagedSlice, j, col), dcol,
+                                tc.m * BM + 8 * j, tc.n * BN + part * kPartN + col, p);
               }
               __syncwarp();
               if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_empty);
