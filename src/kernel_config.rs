@@ -331,7 +331,7 @@ pub fn render_sm80_header() -> String {
 ///
 /// ```
 /// use ferrocute::kernel_config::{Sm90Config, Sm90_128x256x64S4C2};
-/// assert_eq!(Sm90_128x256x64S4C2::SMEM_BYTES, 216064);
+/// assert_eq!(Sm90_128x256x64S4C2::SMEM_BYTES, 231424);
 /// assert_eq!(Sm90_128x256x64S4C2::SMEM_A.to_string(),
 ///     "Sw<3,4,3> o 0 o ((8,16),(64,1),(1,4)):((64,512),(1,0),(0,8192))");
 /// ```
@@ -408,14 +408,22 @@ impl Sm90Shape {
     pub const fn smem_bytes(&self) -> usize {
         let [bm, bn, bk] = self.tile;
         // Epilogue staging: f32 columns, or one part of the 16-bit tile (staged epilogue).
+        // Without the staged epilogue each consumer warpgroup's staging also holds the TMA
+        // epilogue's ring of two 8 KiB boxes and starts at a 1024-byte boundary.
         let f32_staging = 2 * self.epi_n * 68 * 4;
+        const TMA_RING: usize = 2 * 64 * 64 * ELEM_BYTES;
         // 8 consumer warps' slices, each followed by 32 bytes (`kSlicePad` in sm90_gemm.cuh)
         const SLICE_PAD: usize = 32;
         let part = bm * bn * ELEM_BYTES / self.stage_parts + 8 * SLICE_PAD;
         let staging = if self.schedule == 2 && part > f32_staging {
             part
         } else {
-            f32_staging
+            let per_wg = if f32_staging / 2 > TMA_RING {
+                f32_staging / 2
+            } else {
+                TMA_RING
+            };
+            2 * per_wg.div_ceil(1024) * 1024
         };
         // Full and empty barriers per stage, two pingpong turns, two staged-epilogue barriers.
         let body = self.stages * (bm + bn) * bk * ELEM_BYTES + staging + self.stages * 16 + 32;
@@ -574,18 +582,26 @@ sm90_config!(
 );
 
 sm90_config!(
+    /// 128x256x64, 4 stages, cooperative, no cluster: each consumer warpgroup hands its 64
+    /// rows of D to the TMA through a ring of two 8 KiB boxes. Dispatched for `k >= 4096`,
+    /// where it measured 1-2% faster than the 3-stage staged tile (BENCHMARKS.md).
+    Sm90_128x256x64S4Coop, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
+    [128, 256, 64], 4, 0, 1
+);
+
+sm90_config!(
     /// 128x256x64, 3 stages, cooperative with a staged epilogue (the tile's 64 KiB of 16-bit
-    /// output costs the fourth stage): dispatched for `k >= 4096`, where it was the fastest
-    /// tile under the H100's power cap (BENCHMARKS.md).
+    /// output costs the fourth stage): the long-K tile until D went out by TMA, now 1-2%
+    /// slower than the 4-stage one; reachable with `FERROCUTE_KERNEL` (BENCHMARKS.md).
     Sm90_128x256x64S3St, "sm90_128x256x64_s3_st", "Sm90Cfg_128x256x64_s3_st",
     [128, 256, 64], 3, 2, 1
 );
 
 sm90_config!(
     /// 128x256x64, 4 stages, cooperative with a staged epilogue in two column halves (32 KiB
-    /// of staging keeps the fourth stage; the consumers wait once per tile for the storers):
-    /// no faster than the 3-stage tile over repeated runs; reachable with `FERROCUTE_KERNEL`
-    /// (BENCHMARKS.md).
+    /// of staging keeps the fourth stage; the second half waits until the TMA has read the
+    /// first): no faster than the 4-stage cooperative tile; reachable with
+    /// `FERROCUTE_KERNEL` (BENCHMARKS.md).
     Sm90_128x256x64S4St2, "sm90_128x256x64_s4_st2", "Sm90Cfg_128x256x64_s4_st2",
     [128, 256, 64], 4, 2, 1, parts = 2
 );
@@ -601,6 +617,7 @@ pub fn render_sm90_header() -> String {
         &[
             entry::<Sm90_128x128x64S6Pp>(),
             entry::<Sm90_128x256x64S4C2>(),
+            entry::<Sm90_128x256x64S4Coop>(),
             entry::<Sm90_128x256x64S3St>(),
             entry::<Sm90_128x256x64S4St2>(),
         ],

@@ -1,6 +1,7 @@
-//! Hopper kernels that the dispatcher chooses rarely (the staged-epilogue 128x256 tiles,
+//! Hopper kernels that the dispatcher chooses rarely (the 4-stage cooperative 128x256 tile,
 //! for `k >= 4096` only; the 64-row split-K tiles, for small M only) or never (the 128x256
-//! tile with 2-CTA multicast clusters; BENCHMARKS.md says why) are checked on small shapes
+//! tiles with 2-CTA multicast clusters or the staged epilogue; BENCHMARKS.md says why) are
+//! checked on small shapes
 //! with every edge by forcing them with `FERROCUTE_KERNEL` (and, for split-K tiles, the
 //! cluster size with `FERROCUTE_SPLIT_K`), which are read once per process: the parent test
 //! runs this binary once per kernel, as children with the variables set running side by side,
@@ -14,8 +15,9 @@ mod common;
 use common::*;
 
 /// (kernel, K splits or "" for the dispatcher's choice).
-const KERNELS: [(&str, &str); 7] = [
+const KERNELS: [(&str, &str); 8] = [
     ("sm90_128x256x64_s4_coop_c2", ""),
+    ("sm90_128x256x64_s4_coop", ""),
     ("sm90_128x256x64_s3_st", ""),
     ("sm90_128x256x64_s4_st2", ""),
     ("sm90_splitk_64x64x64_s13", "1"),
@@ -80,9 +82,9 @@ fn forced_kernel_child() {
     let mut rng = Rng(17);
     // (m, n, k, batch): one tile; an odd number of M tiles (a cluster's second tile lies past
     // M); edges in every mode, including rows that end inside an 8-row store; batches; more
-    // 128x256 tiles than SMs (155, 128 and 153), so CTAs loop over several tiles, with one
-    // k-tile and with several (the staged epilogue's deferred half goes out after the
-    // epilogue and inside the next main loop).
+    // 128x256 tiles than SMs (155, 153 and 153), so CTAs loop over several tiles, with one
+    // k-tile and with several. Even cases have a bf16 D: M % 8 == 0 (384, 2104, 96 in 2
+    // batches) takes the TMA epilogue, M = 7 and 3900 the 16-byte stores.
     let cases = [
         (7, 9, 64, 1),
         (129, 200, 300, 1),
@@ -90,7 +92,9 @@ fn forced_kernel_child() {
         (200, 130, 72, 3),
         (3900, 1100, 64, 1),
         (4096, 1000, 200, 1),
+        (2104, 2100, 200, 1),
         (2100, 2100, 200, 1),
+        (96, 72, 128, 2),
     ];
     for (i, &(m, n, k, batch)) in cases.iter().enumerate() {
         for la in LAYOUTS {

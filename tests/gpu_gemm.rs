@@ -269,11 +269,11 @@ fn kernel_names() {
     // fills the GPU, else small tiles.
     let ds = dispatch(&desc(2048, 2048, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16");
-    // Long K: the cooperative 128x256 tile with the staged epilogue, where its tiles fill
-    // the GPU; 2048x2048 gives 128 such tiles for 132 SMs, so the pingpong tile.
+    // Long K: the cooperative 128x256 tile, where its tiles fill the GPU; 2048x2048 gives
+    // 128 such tiles for 132 SMs, so the pingpong tile.
     for ((m, k), tile) in [
-        ((4096, 4096), "128x256x64_s3_st"),
-        ((4096, 8192), "128x256x64_s3_st"),
+        ((4096, 4096), "128x256x64_s4_coop"),
+        ((4096, 8192), "128x256x64_s4_coop"),
         ((4096, 4088), "128x128x64_s6_pp"),
         ((2048, 8192), "128x128x64_s6_pp"),
     ] {

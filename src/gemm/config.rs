@@ -10,8 +10,8 @@ use super::plan::{GemmDesc, Plan};
 use crate::kernel_config::{
     Skinny16W16, Skinny16W8, SkinnyConfig, Sm80Config, Sm80_128x128x32S3, Sm80_128x128x32S3V1,
     Sm80_128x128x32S3V4, Sm80_128x256x32S4, Sm80_64x64x32S3, Sm90Config, Sm90_128x128x64S6Pp,
-    Sm90_128x256x64S3St, Sm90_128x256x64S4C2, Sm90_128x256x64S4St2, SplitK128x64x64S9,
-    SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
+    Sm90_128x256x64S3St, Sm90_128x256x64S4C2, Sm90_128x256x64S4Coop, Sm90_128x256x64S4St2,
+    SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
 };
 
 /// How a kernel takes its arguments.
@@ -19,14 +19,25 @@ use crate::kernel_config::{
 /// ```
 /// use ferrocute::gemm::config::LaunchPath;
 /// assert_ne!(LaunchPath::Params, LaunchPath::TensorMaps);
+/// assert!(LaunchPath::TensorMapsAndD.tma() && !LaunchPath::Params.tma());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LaunchPath {
     /// One `GemmParams` by value (sm_80 CuTe kernels and the simple kernel).
     Params,
     /// `GemmParams` plus `CUtensorMap`s for A and B, encoded on the host with
-    /// `cuTensorMapEncodeTiled` (sm_90a TMA kernels).
+    /// `cuTensorMapEncodeTiled` (sm_90a split-K kernels).
     TensorMaps,
+    /// As [`LaunchPath::TensorMaps`], plus one for D (the persistent sm_90a kernels, which
+    /// store a 16-bit D by TMA).
+    TensorMapsAndD,
+}
+
+impl LaunchPath {
+    /// Whether the kernel loads A and B by TMA.
+    pub const fn tma(self) -> bool {
+        matches!(self, LaunchPath::TensorMaps | LaunchPath::TensorMapsAndD)
+    }
 }
 
 /// Launch geometry and requirements of one kernel family.
@@ -106,7 +117,8 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
     }
 }
 
-/// A Hopper table entry (sm_90a only: TMA + WGMMA, 16-byte aligned operands).
+/// A Hopper table entry (sm_90a only: TMA + WGMMA, 16-byte aligned operands), launched
+/// with tensor maps for A and B.
 const fn hopper(
     name: &'static str,
     module: &'static str,
@@ -135,15 +147,18 @@ const fn hopper(
 
 /// The table entry of a Hopper configuration type (persistent TMA + WGMMA kernel).
 const fn sm90<C: Sm90Config>() -> KernelConfig {
-    hopper(
-        C::NAME,
-        "sm90_gemm",
-        C::TILE,
-        C::THREADS,
-        C::SMEM_BYTES,
-        GridKind::Persistent,
-        C::CLUSTER_M,
-    )
+    KernelConfig {
+        path: LaunchPath::TensorMapsAndD,
+        ..hopper(
+            C::NAME,
+            "sm90_gemm",
+            C::TILE,
+            C::THREADS,
+            C::SMEM_BYTES,
+            GridKind::Persistent,
+            C::CLUSTER_M,
+        )
+    }
 }
 
 /// The table entry of a Hopper small-tile configuration (K split over a cluster).
@@ -191,22 +206,22 @@ pub static SMALL_M_KERNELS: &[KernelConfig] = &[
 ];
 
 /// Kernels for long K (`k >= LONG_K`), used where their tiles fill every SM: the
-/// cooperative 128x256 tile, which moves 0.75x the L2 bytes per flop of the pingpong
-/// 128x128 tile and pays on a power-capped GPU once the main loop is long, with a staged
-/// epilogue that lets the consumer warpgroups start the next tile while spare producer
-/// warps store the last one (BENCHMARKS.md).
-pub static LONG_K_KERNELS: &[KernelConfig] = &[sm90::<Sm90_128x256x64S3St>()];
+/// cooperative 128x256 tile with 4 stages, which moves 0.75x the L2 bytes per flop of the
+/// pingpong 128x128 tile and pays on a power-capped GPU once the main loop is long; its
+/// consumers hand each tile's D to the TMA and start the next tile (BENCHMARKS.md).
+pub static LONG_K_KERNELS: &[KernelConfig] = &[sm90::<Sm90_128x256x64S4Coop>()];
 
 /// The K from which [`LONG_K_KERNELS`] are preferred.
 pub const LONG_K: i32 = 4096;
 
-/// Fast kernels, in order of preference (largest tile first). Two Hopper 128x256 tiles
-/// never come first, as they measured no faster than the dispatched staged tile: with
-/// 2-CTA clusters (TMA multicast of B), and with 4 stages and the staging in two halves;
-/// they are there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
+/// Fast kernels, in order of preference (largest tile first). Three Hopper 128x256 tiles
+/// never come first, as they measured no faster than the dispatched long-K tile: with 2-CTA
+/// clusters (TMA multicast of B), and with the staged epilogue (3 stages, or 4 with the
+/// staging in two halves); they are there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
 pub static FAST_KERNELS: &[KernelConfig] = &[
     sm90::<Sm90_128x128x64S6Pp>(),
     sm90::<Sm90_128x256x64S4C2>(),
+    sm90::<Sm90_128x256x64S3St>(),
     sm90::<Sm90_128x256x64S4St2>(),
     sm80::<Sm80_128x256x32S4>(),
     sm80::<Sm80_128x128x32S3>(),
@@ -351,7 +366,7 @@ pub fn kernel_name(
 
 /// Compute capability check; the TMA kernels are sm_90a PTX, which runs on Hopper only.
 fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
-    cc >= cfg.min_arch && (cfg.path != LaunchPath::TensorMaps || cc.0 == 9)
+    cc >= cfg.min_arch && (!cfg.path.tma() || cc.0 == 9)
 }
 
 /// Picks the kernel for a validated plan on a device of compute capability
@@ -385,7 +400,7 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
         let eligible = |c: &&KernelConfig| {
             arch_ok(c, cc)
                 && plan.fast_aligned(c.align_elems, c.extent_align_elems)
-                && (c.path != LaunchPath::TensorMaps || tma_ok(plan))
+                && (!c.path.tma() || tma_ok(plan))
                 && (c.grid != GridKind::Skinny || skinny_ok(plan, c))
         };
         if let Some(cfg) = forced_kernel().filter(eligible) {

@@ -404,10 +404,12 @@ pub(crate) fn launch_params(
     unsafe { enqueue(stream, func, kernel, grid, 1, cfg, &mut args) }
 }
 
-/// Enqueues a TMA kernel `func(params, tma_a, tma_b)` on `stream`.
+/// Enqueues a TMA kernel `func(params, tma_a, tma_b)`, or `func(params, tma_a, tma_b, tma_d)`
+/// when `tma_d` is given, on `stream`.
 ///
 /// Same contract as [`launch_params`]; the tensor maps come from [`tensor_map`] over the
-/// very operands `params` describes.
+/// very operands `params` describes (a zeroed `tma_d` where the kernel does not store D by
+/// TMA).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn launch_tma(
     stream: &CudaStream,
@@ -419,28 +421,42 @@ pub(crate) fn launch_tma(
     params: &GemmParams,
     tma_a: &sys::CUtensorMap,
     tma_b: &sys::CUtensorMap,
+    tma_d: Option<&sys::CUtensorMap>,
 ) -> Result<(), Error> {
     let mut p = *params;
     let mut a = *tma_a;
     let mut b = *tma_b;
+    let mut d = tma_d.copied().unwrap_or_else(zeroed_tensor_map);
     let mut args = [
         &mut p as *mut GemmParams as *mut c_void,
         &mut a as *mut sys::CUtensorMap as *mut c_void,
         &mut b as *mut sys::CUtensorMap as *mut c_void,
+        &mut d as *mut sys::CUtensorMap as *mut c_void,
     ];
+    let count = if tma_d.is_some() { 4 } else { 3 };
     // # Safety
-    // - `func` is an sm_90a entry point whose C signature is
-    //   `(GemmParams, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap)`
-    //   (src/kernels/sm90_gemm.cuh, sm90_splitk.cuh); `args` points at three values of
-    //   those types on this frame.
+    // - `func` is an sm_90a entry point whose C signature is `(GemmParams, const
+    //   __grid_constant__ CUtensorMap x 2)` (sm90_splitk.cuh), or with a third map for D
+    //   when `tma_d` is given (sm90_gemm.cuh); `args[..count]` points at values of those
+    //   types on this frame.
     // - The tensor maps were encoded over the same base pointers, extents and strides as
     //   `params`, all checked by `plan::plan` to lie inside the borrowed buffers; TMA
-    //   zero-fills reads past the extents and the kernel predicates every store.
-    unsafe { enqueue(stream, func, kernel, grid, cluster, cfg, &mut args) }
+    //   zero-fills reads past the extents, and clips stores at them (exactly: the kernel
+    //   stores D by TMA only where M % 8 == 0); the kernel predicates every other store and
+    //   reads `tma_d` only where the caller encoded it (the conditions in sm90_gemm.cuh).
+    unsafe { enqueue(stream, func, kernel, grid, cluster, cfg, &mut args[..count]) }
+}
+
+/// A tensor map that no kernel reads (passed where a kernel does not store D by TMA).
+pub(crate) fn zeroed_tensor_map() -> sys::CUtensorMap {
+    // # Safety
+    // - `CUtensorMap` is an array of integers, for which all-zero bytes are a valid value.
+    unsafe { std::mem::zeroed() }
 }
 
 /// One operand's TMA view, as `sm90_gemm.cuh` expects it: dims `{contiguous, outer, L}`,
-/// byte strides `{ld, batch}`, a box of `{64, box_outer, 1}` elements, 128-byte swizzle.
+/// byte strides `{ld, batch}`, a box of `{64, box_outer, 1}` elements, 128-byte swizzle
+/// (D's boxes are `{64, 64, 1}`).
 pub(crate) struct TmaOperand {
     pub dtype: sys::CUtensorMapDataType,
     pub ptr: u64,

@@ -252,7 +252,7 @@ impl Gemm {
             alpha,
             beta,
         };
-        if cfg.path == LaunchPath::TensorMaps {
+        if cfg.path.tma() {
             let dtype = TI::TMA_DTYPE;
             let [bm, bn, bk] = [cfg.tile_m as u64, cfg.tile_n as u64, cfg.tile_k as u64];
             // With a cluster of 2 along M each CTA loads (and multicasts) half of the B tile.
@@ -276,6 +276,29 @@ impl Gemm {
             };
             let ta = launch::tensor_map(&view(&p.a, p.m as u64, bm))?;
             let tb = launch::tensor_map(&view(&p.b, p.n as u64, b_rows))?;
+            // D's map, wherever the kernel may store D by TMA (sm90_gemm.cuh: a 16-bit D with
+            // 16-byte aligned base, leading dimension and batch stride, M % 8 == 0, and
+            // beta == 0, which the kernel checks itself).
+            let d_tma = p.c.ptr % 16 == 0
+                && p.c.ld % 8 == 0
+                && (p.batch <= 1 || p.c.batch_stride % 8 == 0)
+                && p.m % 8 == 0;
+            let td = match TO::TMA_DTYPE {
+                Some(dtype) if cfg.path == LaunchPath::TensorMapsAndD && d_tma => {
+                    Some(launch::tensor_map(&launch::TmaOperand {
+                        dtype,
+                        ptr: p.c.ptr,
+                        contiguous: p.m as u64,
+                        outer: p.n as u64,
+                        batch: p.batch as u64,
+                        ld: p.c.ld as u64,
+                        batch_stride: p.c.batch_stride as u64,
+                        box_outer: 64,
+                    })?)
+                }
+                _ if cfg.path == LaunchPath::TensorMapsAndD => Some(launch::zeroed_tensor_map()),
+                _ => None,
+            };
             launch::launch_tma(
                 &self.stream,
                 &func,
@@ -286,6 +309,7 @@ impl Gemm {
                 &params,
                 &ta,
                 &tb,
+                td.as_ref(),
             )?;
         } else {
             launch::launch_params(&self.stream, &func, &d.kernel, d.grid, cfg, &params)?;

@@ -32,6 +32,10 @@ pub trait InputElem: DeviceRepr + sealed::Sealed + Copy + 'static {
 pub trait OutputElem: DeviceRepr + sealed::Sealed + Copy + 'static {
     /// Type tag used in kernel names (`bf16`, `f16` or `f32`).
     const NAME: &'static str;
+    /// Element type of the TMA tensor map over D, for the types the TMA kernels store
+    /// by TMA (16-bit ones).
+    #[doc(hidden)]
+    const TMA_DTYPE: Option<cudarc::driver::sys::CUtensorMapDataType>;
 }
 
 impl InputElem for half::bf16 {
@@ -46,12 +50,17 @@ impl InputElem for half::f16 {
 }
 impl OutputElem for half::bf16 {
     const NAME: &'static str = "bf16";
+    const TMA_DTYPE: Option<cudarc::driver::sys::CUtensorMapDataType> =
+        Some(cudarc::driver::sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
 }
 impl OutputElem for half::f16 {
     const NAME: &'static str = "f16";
+    const TMA_DTYPE: Option<cudarc::driver::sys::CUtensorMapDataType> =
+        Some(cudarc::driver::sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
 }
 impl OutputElem for f32 {
     const NAME: &'static str = "f32";
+    const TMA_DTYPE: Option<cudarc::driver::sys::CUtensorMapDataType> = None;
 }
 
 /// Storage order of a matrix view.

@@ -4,7 +4,10 @@
 // Schedule = 1 pingpong (each consumer warpgroup owns whole tiles, alternate tiles, one WG's
 // epilogue overlapping the other's mainloop); Schedule = 2 cooperative with a staged
 // epilogue (for beta = 0 and a 16-bit D the consumers leave the tile in shared memory and
-// start the next one while warps 1-3 of the producer warpgroup store it).
+// start the next one while the TMA, or where M % 8 != 0 warps 1-3 of the producer
+// warpgroup, store it).
+// For beta = 0, a 16-bit D and M % 8 == 0 every schedule stores D by TMA (tma_d) from
+// 128-byte-swizzled shared memory.
 // ClusterShape (2,1,1): M-adjacent tiles of a cluster share their B tile, each CTA loading
 // half of it by TMA multicast.
 //
@@ -52,7 +55,8 @@
 //   extern "C" __global__ void ferrocute_sm90_<cfg>_<am><bm>_<in>_<out>(
 //       GemmParams params,                               // param 0, by value (gemm_params.h)
 //       const __grid_constant__ CUtensorMap tma_a,       // param 1, 128 B, 64-B aligned
-//       const __grid_constant__ CUtensorMap tma_b);      // param 2
+//       const __grid_constant__ CUtensorMap tma_b,       // param 2
+//       const __grid_constant__ CUtensorMap tma_d);      // param 3 (D; see below)
 //   am in {k,m}: A K-major / M-major;  bm in {k,n}: B K-major / N-major;
 //   in in {bf16,f16} (A and B); out in {bf16,f16,f32} (D and C).
 //   e.g. ferrocute_sm90_128x256x64_s4_coop_kk_bf16_bf16
@@ -79,6 +83,11 @@
 //                     boxDim = {64, BN/CM, 1}   (each CTA of a cluster loads BN/CM rows)
 //   B N-major (bm=n): globalDim = {N, K, batch}, globalStrides = {ldb*2, batch_stride_b*2},
 //                     boxDim = {64, BK, 1}
+//   D (tma_d; encoded where D is 16-bit, its base 16-byte aligned, ldd % 8 == 0, batch == 1
+//             or batch_stride_d % 8 == 0, and M % 8 == 0; else any value, e.g. zeroes: the
+//             kernel reads it only when beta == 0 as well):
+//                     globalDim = {M, N, batch}, globalStrides = {ldd*2, batch_stride_d*2},
+//                     boxDim = {64, 64, 1}
 //   (64 = 128 bytes of 16-bit elements = the SW128 row; the kernel issues BK/64 (K-major) or
 //    BM/64 resp. BN/64 (MN-major) boxes per operand per stage.)
 //   Shapes whose ld/batch stride/base are not 16-byte aligned cannot use this kernel (TMA rule);
@@ -98,17 +107,17 @@
 //                                                traps if the launch's cluster is not CM)
 //   dynamic smem bytes = smem_bytes<Cfg>() =
 //       1024 (alignment slack) + roundup(Stages*(BM+BN)*BK*2 + staging + Stages*16 + 32, 1024)
-//       staging = 2*EpiN*(64+4)*4, or max(that, BM*BN*2/StageParts + 8*32) for Schedule 2
+//       staging = 2*roundup(max(EpiN*(64+4)*4, 2*8192), 1024) (f32 columns, or a ring of two
+//                 TMA boxes), or for Schedule 2 max(2*EpiN*(64+4)*4, BM*BN*2/StageParts + 8*32)
 //       (the "+ 32" barrier bytes changed none of these values)
-//       e.g. 128x256x64_s4 : 1024 + roundup(196608 + 17408 + 64 + 32, 1024) = 216064 bytes (any out type)
-//            128x128x64_s6 : 1024 + roundup(196608 + 17408 + 96 + 32, 1024) = 216064 bytes (coop and pp)
-//            64x256x64_s5  : 1024 + roundup(204800 + 17408 + 80 + 32, 1024) = 224256 bytes
+//       e.g. 128x256x64_s4 : 1024 + roundup(196608 + 32768 + 64 + 32, 1024) = 231424 bytes (any out type)
+//            128x128x64_s6 : 1024 + roundup(196608 + 32768 + 96 + 32, 1024) = 231424 bytes (coop and pp)
 //            128x256x64_s3_st : 1024 + roundup(147456 + 65792 + 48 + 32, 1024) = 215040 bytes
 //            128x256x64_s4_st2 (StageParts 2) : 1024 + roundup(196608 + 33024 + 64 + 32, 1024)
 //                             = 231424 bytes
 //   kernel params in PTX: param_0 GemmParams (120 B, align 8, offset 0), param_1 CUtensorMap
-//   (128 B, align 128, offset 128), param_2 CUtensorMap (offset 256); cuLaunchKernel's
-//   kernelParams = {&params, &tma_a, &tma_b}.
+//   (128 B, align 128, offset 128), param_2 CUtensorMap (offset 256), param_3 CUtensorMap
+//   (offset 384); cuLaunchKernel's kernelParams = {&params, &tma_a, &tma_b, &tma_d}.
 //   needs cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem) before launch.
 //   The kernel traps if launched with less dynamic smem than it needs, or with blockDim != 384.
 //   tiles == 0 (M, N or batch == 0): do not launch.  K == 0 is allowed (D = beta*C).
@@ -144,6 +153,11 @@ static constexpr int kEpiLd = 64 + 4;   // padded column stride (floats) of the 
 // Bytes after each warp's slice of a 16-bit staging buffer: the 16-byte pieces that make up
 // one column's 128-byte line then come from different banks.
 static constexpr int kSlicePad = 32;
+// TMA store of D: one box of tma_d is 64 rows (128 bytes) x 64 columns of 16-bit values.
+static constexpr int kTmaBoxBytes = 64 * 64 * 2;
+// Without the staged epilogue a consumer warpgroup stages D for the TMA in a ring of this
+// many boxes, so that it writes one while the TMA still reads the other.
+static constexpr int kTmaRingBoxes = 2;
 
 // Cfg::StageParts (staged epilogue only; default 1): the tile goes through the staging in
 // that many column parts, so the staging needs only BM*BN*2/StageParts bytes.
@@ -171,8 +185,13 @@ struct Derived {
   // slice padding (the two uses never meet in one launch: the 16-bit staging serves
   // beta == 0, the f32 one everything else).
   static constexpr int kPartFloats = BM * BN / 4 / kStageParts + 8 * kSlicePad / 4 / 2;
+  // Without the staged epilogue each warpgroup's staging holds the TMA epilogue's ring of
+  // boxes and starts at a 1024-byte boundary (the 128-byte swizzle repeats every 1024 bytes).
+  static constexpr int kRingFloats = kTmaRingBoxes * kTmaBoxBytes / 4;
   static constexpr int kEpiFloats =
-      (kStaged && kPartFloats > EpiN * kEpiLd) ? kPartFloats : EpiN * kEpiLd;
+      (kStaged && kPartFloats > EpiN * kEpiLd)
+          ? kPartFloats
+          : ((EpiN * kEpiLd > kRingFloats ? EpiN * kEpiLd : kRingFloats) + 255) / 256 * 256;
 };
 
 template <class Cfg>
@@ -461,17 +480,14 @@ __device__ __forceinline__ uint32_t pack16x2(float lo, float hi) {
 }
 
 // Writes the 16-column groups [q0, q0 + NQ) (q0 a constant once unrolled) of this warp's
-// 16 rows of an m64nBNk16 fragment, times alpha, as 16-bit values into shared memory at
-// sbase: column c (relative to 16*q0) at
-// c*32 bytes, its rows r (0..15 of the warp's 16) at 2*r. (Fragment value v0 + 2*v1 + 4*j is
-// row lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0.) stmatrix.x4: lane t addresses row t%8 of
-// matrix t/8; with .trans that row is column 8*(t/16) + t%8 of the group, 8 M-values
-// (16 bytes) of row half (t/8)%2.
-template <int NQ, class Out, class Frag>
-__device__ __forceinline__ void stmatrix_cols(Frag const& acc, int q0, uint32_t sbase, int lane,
+// 16 rows of an m64nBNk16 fragment, times alpha, as 16-bit values into shared memory, one
+// stmatrix.x4.trans per group: lane t addresses row t%8 of matrix t/8, which with .trans is
+// column 8*(t/16) + t%8 of the group and 8 M-values (16 bytes) of row half (t/8)%2; its
+// address for group q0 + q is lane_addr + q*QStep (slice_lane_addr, swizzled_lane_addr).
+// (Fragment value v0 + 2*v1 + 4*j is row lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0.)
+template <int NQ, int QStep, class Out, class Frag>
+__device__ __forceinline__ void stmatrix_cols(Frag const& acc, int q0, uint32_t lane_addr,
                                               float alpha) {
-  const uint32_t lane_addr =
-      sbase + uint32_t((8 * (lane / 16) + lane % 8) * 32 + ((lane / 8) % 2) * 16);
   CUTE_UNROLL
   for (int q = 0; q < NQ; ++q) {
     uint32_t r[4];
@@ -481,10 +497,26 @@ __device__ __forceinline__ void stmatrix_cols(Frag const& acc, int q0, uint32_t 
       r[mtx] = pack16x2<Out>(alpha * acc(i), alpha * acc(i + 1));
     }
     asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
-                 ::"r"(lane_addr + uint32_t(q * 16 * 32)), "r"(r[0]), "r"(r[1]), "r"(r[2]),
+                 ::"r"(lane_addr + uint32_t(q * QStep)), "r"(r[0]), "r"(r[1]), "r"(r[2]),
                  "r"(r[3])
                  : "memory");
   }
+}
+
+// stmatrix_cols's lane address (QStep 512) for a warp's slice at sbase: column c of its 16
+// rows at c*32 bytes, row r at 2*r.
+__device__ __forceinline__ uint32_t slice_lane_addr(uint32_t sbase, int lane) {
+  return sbase + uint32_t((8 * (lane / 16) + lane % 8) * 32 + ((lane / 8) % 2) * 16);
+}
+
+// stmatrix_cols's lane address (QStep 2048) for warp `warp` of a warpgroup whose 64-row slab
+// goes to a 1024-byte aligned staging at base in TMA's 128-byte swizzle: column c at c*128
+// bytes, its 16-byte piece j (rows 8j..8j+7) at (j ^ c%8)*16. A stmatrix's 8 rows are 8
+// consecutive columns, so their pieces fall in 8 different bank groups.
+__device__ __forceinline__ uint32_t swizzled_lane_addr(uint32_t base, int warp, int lane) {
+  const int col = 8 * (lane / 16) + lane % 8;
+  const int piece = 2 * warp + (lane / 8) % 2;
+  return base + uint32_t(col * 128 + ((piece ^ (col % 8)) * 16));
 }
 
 // Copies 8 rows of one column, 16 bytes of shared memory at saddr, to D at column gn, rows
@@ -534,8 +566,8 @@ __device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* 
   CUTE_UNROLL
   for (int c = 0; c < BN / kCols; ++c) {
     named_bar_sync(bar_id, 128);   // the last pass's pieces have been read
-    stmatrix_cols<kCols / 16, Out>(acc, c * (kCols / 16), sbase + wwarp * kWarpSliceBytes, lane,
-                                   p.alpha);
+    stmatrix_cols<kCols / 16, 512, Out>(
+        acc, c * (kCols / 16), slice_lane_addr(sbase + wwarp * kWarpSliceBytes, lane), p.alpha);
     named_bar_sync(bar_id, 128);
     CUTE_UNROLL
     for (int it = 0; it < kCols * 8 / 128; ++it) {
@@ -547,19 +579,64 @@ __device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* 
   }
 }
 
+// One pass of the TMA epilogue of a warpgroup's 64-row slab: the columns [16*q0, 16*q0 +
+// NCols) of its fragment, times alpha, go to `buf` (1024-byte aligned) as NCols/64 boxes of
+// 128-byte-swizzled columns (swizzled_lane_addr), and from there by TMA to D at rows
+// [m0, m0 + 64), columns [n0, n0 + NCols) of batch l; the TMA clips them at M and N. Thread
+// wtid 0 issues the stores and, before the warpgroup writes `buf`, waits until the TMA has
+// read all but the last `Pending` groups it issued (those read other buffers), so the stores
+// drain while the warpgroup goes on.
+template <int NCols, int Pending, class Out, class Frag>
+__device__ __forceinline__ void tma_epilogue_pass(Frag const& acc, int q0, uint8_t* buf,
+                                                  int bar_id, int wtid, int m0, int n0, int l,
+                                                  float alpha, CUtensorMap const* tma_d) {
+  static_assert(NCols % 64 == 0, "whole 64-column boxes");
+  if (wtid == 0) tma_store_wait<Pending>();
+  named_bar_sync(bar_id, 128);   // buf is free
+  stmatrix_cols<NCols / 16, 16 * 128, Out>(
+      acc, q0, swizzled_lane_addr(cast_smem_ptr_to_uint(buf), wtid / 32, wtid % 32), alpha);
+  tma_store_fence();   // this thread's writes, visible to the TMA (async proxy)
+  named_bar_sync(bar_id, 128);
+  if (wtid == 0) {
+    CUTE_UNROLL
+    for (int b = 0; b < NCols / 64; ++b)
+      SM90_TMA_STORE_3D::copy(tma_d, buf + b * kTmaBoxBytes, m0, n0 + 64 * b, l);
+    tma_store_arrive();
+  }
+}
+
+// Whether the epilogue stores D by TMA (tma_d): the fast epilogue applies and M % 8 == 0
+// (TMA clips a box only at whole 16-byte pieces of its contiguous mode, so with M % 8 != 0
+// it would write rows past M). The host encodes tma_d whenever this can hold.
+__device__ __forceinline__ bool tma_epilogue(GemmParams const& p, bool fast) {
+  return fast && p.m % 8 == 0;
+}
+
 // Whether the 16-bit fast epilogue applies: beta == 0 (C is not read) and 16-byte stores.
 template <class Out>
 __device__ __forceinline__ bool fast_epilogue(GemmParams const& p, bool d_vec) {
   return sizeof(Out) == 2 && p.beta == 0.0f && d_vec;
 }
 
-// One 64-row slab through the fast epilogue where it applies, else the general one.
+// One 64-row slab through the TMA epilogue or the fast epilogue where they apply, else the
+// general one. The TMA epilogue takes `stg` (1024-byte aligned) as a ring of kTmaRingBoxes
+// boxes, one per 64 columns; `pass` counts the boxes this warpgroup has stored.
 template <int BN, int EpiN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int bar_id, int wtid,
                                               int m_base, int n_base, int64_t l,
-                                              GemmParams const& p, bool fast, bool d_vec,
-                                              bool c_vec) {
+                                              GemmParams const& p, bool fast, bool tma_epi,
+                                              bool d_vec, bool c_vec, CUtensorMap const* tma_d,
+                                              uint32_t& pass) {
   if constexpr (sizeof(Out) == 2) {
+    if (tma_epi) {
+      CUTE_UNROLL
+      for (int c = 0; c < BN / 64; ++c, ++pass)
+        tma_epilogue_pass<64, kTmaRingBoxes - 1, Out>(
+            acc, 4 * c,
+            reinterpret_cast<uint8_t*>(stg) + (pass % kTmaRingBoxes) * kTmaBoxBytes, bar_id,
+            wtid, m_base, n_base + 64 * c, int(l), p.alpha, tma_d);
+      return;
+    }
     if (fast) {
       epilogue_rows64_16bit<BN, Out>(acc, reinterpret_cast<uint8_t*>(stg), bar_id, wtid, m_base,
                                      n_base, l, p);
@@ -586,7 +663,7 @@ __device__ __forceinline__ uint32_t cluster_nctarank() {
 
 template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out>
 __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap const* tma_a,
-                                            CUtensorMap const* tma_b) {
+                                            CUtensorMap const* tma_b, CUtensorMap const* tma_d) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using D = Derived<Cfg>;
   constexpr int BM = D::BM, BN = D::BN, BK = D::BK, S = D::S, EpiN = D::EpiN;
@@ -611,6 +688,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   check_gmma_atoms<Cfg, In>();
   static_assert(D::kEpiFloats * 4 >= 4 * kWarpSliceBytes && (D::kEpiFloats * 4) % 16 == 0,
                 "the epilogue staging must hold the fast epilogue's 4 warp slices");
+  static_assert(kStaged ? (D::kEpiFloats * 2 * 4 >= BM * BN * 2 / kParts)
+                        : (D::kEpiFloats * 4 >= kTmaRingBoxes * kTmaBoxBytes &&
+                   (D::kEpiFloats * 4) % 1024 == 0),
+                "the TMA epilogue's staging: whole 1024-byte aligned boxes");
 
   constexpr GMMA::Major MajA = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
   constexpr GMMA::Major MajB = BKMajor ? GMMA::Major::K : GMMA::Major::MN;
@@ -628,10 +709,13 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
   const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
   const bool fast = fast_epilogue<Out>(p, d_vec);
+  const bool tma_epi = tma_epilogue(p, fast);
 
   SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
   // Staged epilogue: (kPartN columns x 32 B) + kSlicePad per consumer warp
   const uint32_t staged_tile = cast_smem_ptr_to_uint(&ss.epi[0][0]);
+  // Staged TMA epilogue: consumer warpgroup w's 64 rows of a part at w * 64 * kPartN * 2
+  uint8_t* const staged_bytes = reinterpret_cast<uint8_t*>(&ss.epi[0][0]);
   constexpr int kStagedSlice = kPartN * 32 + kSlicePad;
 
   const int tid = threadIdx.x;
@@ -692,6 +776,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     if (warp == 0 && cute::elect_one_sync()) {
       cute::prefetch_tma_descriptor(tma_a);
       cute::prefetch_tma_descriptor(tma_b);
+      if (tma_epi) cute::prefetch_tma_descriptor(tma_d);
       int stage = 0;
       uint32_t phase = 1;   // producer starts on the "previous" phase: first waits pass
       for (int unit = first; unit < num_units; unit += stride) {
@@ -710,7 +795,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       }
     } else if (warp >= 1) {
       if constexpr (kStaged && sizeof(Out) == 2) {
-        if (fast) {
+        if (fast && !tma_epi) {
           // Storer warps: copy each tile's 16-bit staging to D, 8 rows of a column per access,
           // 16 lanes per column (its 128 rows, two whole 128-byte lines).
           const int st = tid - 32;   // 0 .. 32*kStorerWarps-1
@@ -755,6 +840,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     static_assert(decltype(size(accum))::value == BN / 2, "unexpected accumulator fragment");
 
     float* stg = ss.epi[cwg];
+    uint32_t epi_pass = 0;   // TMA epilogue: boxes this warpgroup has stored (its ring slot)
 
     int stage = 0;
     uint32_t phase = 0;
@@ -767,14 +853,26 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
       if constexpr (kStaged && sizeof(Out) == 2) {
+        if (tma_epi) {
+          // Each warpgroup stages its 64 rows of a part at once and stores them by TMA; the
+          // next tile's main loop runs while the TMA drains them.
+          CUTE_UNROLL
+          for (int part = 0; part < kParts; ++part)
+            tma_epilogue_pass<kPartN, 0, Out>(accum, part * (kPartN / 16),
+                                           staged_bytes + cwg * (64 * kPartN * 2), 1 + cwg, wtid,
+                                           tc.m * BM + cwg * 64, tc.n * BN + part * kPartN, tc.l,
+                                           p.alpha, tma_d);
+          continue;
+        }
         if (fast) {
           CUTE_UNROLL
           for (int part = 0; part < kParts; ++part) {
             cutlass::arch::ClusterBarrier::wait(&ss.out_empty, empty_phase);
             empty_phase ^= 1;
-            stmatrix_cols<kPartN / 16, Out>(accum, part * (kPartN / 16),
-                                            staged_tile + uint32_t((ctid / 32) * kStagedSlice),
-                                            ctid % 32, p.alpha);
+            stmatrix_cols<kPartN / 16, 512, Out>(
+                accum, part * (kPartN / 16),
+                slice_lane_addr(staged_tile + uint32_t((ctid / 32) * kStagedSlice), ctid % 32),
+                p.alpha);
             __syncwarp();
             if (ctid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_full);
           }
@@ -782,8 +880,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
         }
       }
       epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, tc.m * BM + cwg * 64, tc.n * BN,
-                                   int64_t(tc.l), p, fast, d_vec, c_vec);
+                                   int64_t(tc.l), p, fast, tma_epi, d_vec, c_vec, tma_d, epi_pass);
     }
+    if (tma_epi && wtid == 0) tma_store_wait<0>();   // the staging outlives the TMA's reads
     if constexpr (CM > 1) cluster_sync_all();
   } else {
     // ======================= CONSUMERS (pingpong) ========================
@@ -811,6 +910,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     static_assert(decltype(size<1>(accum))::value == BM / 64, "unexpected accumulator fragment");
 
     float* stg = ss.epi[cwg];
+    uint32_t epi_pass = 0;   // TMA epilogue: boxes this warpgroup has stored (its ring slot)
 
     int stage = 0;
     uint32_t phase = 0;
@@ -842,9 +942,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       for (int mi = 0; mi < BM / 64; ++mi) {
         epilogue_slab<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
                                      tc.m * BM + mi * 64, tc.n * BN, int64_t(tc.l), p, fast,
-                                     d_vec, c_vec);
+                                     tma_epi, d_vec, c_vec, tma_d, epi_pass);
       }
     }
+    if (tma_epi && wtid == 0) tma_store_wait<0>();   // the staging outlives the TMA's reads
     if constexpr (CM > 1) cluster_sync_all();
   }
 #else
@@ -874,8 +975,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   extern "C" __global__ void __launch_bounds__(384, 1)                                         \
       ferrocute_sm90_##cfgname##_##am##bm##_##in##_##out(                                      \
           const GemmParams params, const __grid_constant__ CUtensorMap tma_a,                  \
-          const __grid_constant__ CUtensorMap tma_b) {                                         \
+          const __grid_constant__ CUtensorMap tma_b,                                           \
+          const __grid_constant__ CUtensorMap tma_d) {                                         \
     ferrocute::sm90::gemm_kernel<Cfg, FERROCUTE_SM90_MAJ_##am, FERROCUTE_SM90_MAJ_##bm,        \
                                  FERROCUTE_SM90_TY_##in, FERROCUTE_SM90_TY_##out>(             \
-        params, &tma_a, &tma_b);                                                               \
+        params, &tma_a, &tma_b, &tma_d);                                                       \
   }

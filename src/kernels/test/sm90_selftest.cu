@@ -67,7 +67,7 @@ static EncodeTiledFn g_encode = nullptr;
 enum DType { BF16 = 0, F16 = 1, F32 = 2 };
 static size_t dsize(DType d) { return d == F32 ? 4 : 2; }
 
-typedef void (*KernFn)(GemmParams, CUtensorMap, CUtensorMap);
+typedef void (*KernFn)(GemmParams, CUtensorMap, CUtensorMap, CUtensorMap);
 
 struct KernelEntry {
   const char* name;
@@ -280,7 +280,7 @@ struct Buffers {
   void *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
   float* ref = nullptr;
   GemmParams p;
-  CUtensorMap ta, tb;
+  CUtensorMap ta, tb, td;
   size_t d_bytes = 0;
 };
 
@@ -315,6 +315,11 @@ static void setup(const KernelEntry& ke, const Problem& pr, Buffers& B, uint64_t
   p.m = M; p.n = N; p.k = K; p.batch = L; p.alpha = pr.alpha; p.beta = pr.beta;
   B.ta = make_map(B.a, ke.in, ke.ak, M, K, lda, sa, L, ke.bm, ke.bk);
   B.tb = make_map(B.b, ke.in, ke.bk_major, N, K, ldb, sb, L, ke.bn, ke.bk);
+  // D's map ({M, N, L}, box {64, 64, 1}) where the kernel may store D by TMA, else zeroes.
+  memset(&B.td, 0, sizeof(B.td));
+  if (ke.out != F32 && (reinterpret_cast<uintptr_t>(B.d) & 15) == 0 && ldd % 8 == 0 &&
+      sd % 8 == 0 && M % 8 == 0)
+    B.td = make_map(B.d, ke.out, false, M, N, ldd, sd, L, 0, 64);
   if (need_ref) {
     CK(cudaMalloc(&B.ref, sizeof(float) * (size_t)M * N * L));
     dim3 g((M + 15) / 16, (N + 15) / 16, L), blk(16, 16);
@@ -336,7 +341,7 @@ static void launch(const KernelEntry& ke, Buffers& B, int grid_override = 0) {
   const int64_t tiles = (int64_t)((B.p.m + ke.bm - 1) / ke.bm) * ((B.p.n + ke.bn - 1) / ke.bn) * B.p.batch;
   int grid = (int)std::min<int64_t>(tiles, g_num_sms);
   if (grid_override > 0) grid = grid_override;
-  void* args[] = {&B.p, &B.ta, &B.tb};
+  void* args[] = {&B.p, &B.ta, &B.tb, &B.td};
   CK(cudaLaunchKernel((const void*)ke.fn, dim3(grid), dim3(384), args, ke.smem, 0));
 }
 
