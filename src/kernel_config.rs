@@ -547,8 +547,11 @@ pub fn render_sm90<C: Sm90Config>() -> String {
 }
 
 macro_rules! sm90_config {
+    (@or $default:literal) => { $default };
+    (@or $default:literal $value:literal) => { $value };
     ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$bm:literal, $bn:literal, $bk:literal],
-     $stages:literal, $schedule:literal, $cluster_m:literal $(, parts = $parts:literal)?) => {
+     $stages:literal, $schedule:literal, $cluster_m:literal $(, parts = $parts:literal)?
+     $(, raster = $raster:literal)?) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $ty;
@@ -557,7 +560,7 @@ macro_rules! sm90_config {
             const STRUCT: &'static str = $cpp;
             const TILE: [usize; 3] = [$bm, $bn, $bk];
             const STAGES: usize = $stages;
-            const RASTER_GROUP: usize = 8;
+            const RASTER_GROUP: usize = sm90_config!(@or 8 $($raster)?);
             const EPI_N: usize = 32;
             const SCHEDULE: usize = $schedule;
             const CLUSTER_M: usize = $cluster_m;
@@ -584,9 +587,10 @@ sm90_config!(
 sm90_config!(
     /// 128x256x64, 4 stages, cooperative, no cluster: each consumer warpgroup hands its 64
     /// rows of D to the TMA through a ring of two 8 KiB boxes. Dispatched for `k >= 4096`,
-    /// where it measured 1-2% faster than the 3-stage staged tile (BENCHMARKS.md).
+    /// where it measured 1-2% faster than the 3-stage staged tile; raster groups of 16
+    /// M-tiles read cuBLAS's DRAM bytes and gained about 1% more (BENCHMARKS.md).
     Sm90_128x256x64S4Coop, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
-    [128, 256, 64], 4, 0, 1
+    [128, 256, 64], 4, 0, 1, raster = 16
 );
 
 sm90_config!(
