@@ -257,12 +257,7 @@ impl Gemm {
             let [bm, bn, bk] = [cfg.tile_m as u64, cfg.tile_n as u64, cfg.tile_k as u64];
             // With a cluster of 2 along M each CTA loads (and multicasts) half of the B tile.
             let b_rows = bn / cfg.cluster_m.max(1) as u64;
-            let view = |o: &plan::KernelOperand, rows: u64, tile_rows: u64| {
-                let (contiguous, outer, box_outer) = if o.k_major {
-                    (p.k as u64, rows, tile_rows)
-                } else {
-                    (rows, p.k as u64, bk)
-                };
+            let operand = |o: &plan::KernelOperand, dtype, contiguous, outer, box_outer: u64| {
                 launch::TmaOperand {
                     dtype,
                     ptr: o.ptr,
@@ -274,31 +269,26 @@ impl Gemm {
                     box_outer: box_outer as u32,
                 }
             };
+            let view = |o: &plan::KernelOperand, rows: u64, tile_rows: u64| {
+                if o.k_major {
+                    operand(o, dtype, p.k as u64, rows, tile_rows)
+                } else {
+                    operand(o, dtype, rows, p.k as u64, bk)
+                }
+            };
             let ta = launch::tensor_map(&view(&p.a, p.m as u64, bm))?;
             let tb = launch::tensor_map(&view(&p.b, p.n as u64, b_rows))?;
-            // D's map, wherever the kernel may store D by TMA (sm90_gemm.cuh: a 16-bit D with
-            // 16-byte aligned base, leading dimension and batch stride, M % 8 == 0, and
-            // beta == 0, which the kernel checks itself).
-            let d_tma = p.c.ptr % 16 == 0
-                && p.c.ld % 8 == 0
-                && (p.batch <= 1 || p.c.batch_stride % 8 == 0)
-                && p.m % 8 == 0;
-            let td = match TO::TMA_DTYPE {
-                Some(dtype) if cfg.path == LaunchPath::TensorMapsAndD && d_tma => {
-                    Some(launch::tensor_map(&launch::TmaOperand {
-                        dtype,
-                        ptr: p.c.ptr,
-                        contiguous: p.m as u64,
-                        outer: p.n as u64,
-                        batch: p.batch as u64,
-                        ld: p.c.ld as u64,
-                        batch_stride: p.c.batch_stride as u64,
-                        box_outer: 64,
-                    })?)
-                }
-                _ if cfg.path == LaunchPath::TensorMapsAndD => Some(launch::zeroed_tensor_map()),
-                _ => None,
-            };
+            // D's map ({M, N, L}, boxes of 64 x 64) wherever the kernel may store D by TMA
+            // (sm90_gemm.cuh: a 16-bit D with 16-byte aligned base and strides and M % 8 == 0;
+            // beta == 0 the kernel checks itself); a map the kernel never reads otherwise.
+            let td = (cfg.path == LaunchPath::TensorMapsAndD)
+                .then(|| match TO::TMA_DTYPE {
+                    Some(dtype) if p.c.fast_aligned(8, 8, p.batch > 1) => {
+                        launch::tensor_map(&operand(&p.c, dtype, p.m as u64, p.n as u64, 64))
+                    }
+                    _ => Ok(launch::zeroed_tensor_map()),
+                })
+                .transpose()?;
             launch::launch_tma(
                 &self.stream,
                 &func,

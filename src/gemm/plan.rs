@@ -76,7 +76,14 @@ pub struct KernelOperand {
 }
 
 impl KernelOperand {
-    fn fast_aligned(&self, align_elems: usize, extent_align_elems: usize, batched: bool) -> bool {
+    /// Whether base, leading dimension and (when `batched`) batch stride are multiples of
+    /// `align_elems` elements and the unit-stride extent one of `extent_align_elems`.
+    pub(crate) fn fast_aligned(
+        &self,
+        align_elems: usize,
+        extent_align_elems: usize,
+        batched: bool,
+    ) -> bool {
         let align_elems = align_elems.max(1) as i64;
         let extent_align = extent_align_elems.max(1);
         let align_bytes = align_elems as u64 * self.elem_bytes as u64;
