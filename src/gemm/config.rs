@@ -545,8 +545,13 @@ fn forced_kernel() -> Option<&'static KernelConfig> {
 }
 
 /// The K splits (cluster size) of a [`GridKind::SplitK`] kernel: doubled while the CTAs
-/// stay within the SMs (64-row tiles) or half of them (128-row tiles) and every split keeps
-/// at least 16 k-tiles, up to 8 (the portable cluster size). Measured on an H100: splitting
+/// stay within the SMs (64-row tiles) or half of them (128-row tiles), all the clusters fit
+/// on the GPU at once, and every split keeps at least 16 k-tiles, up to 8 (the portable
+/// cluster size). A cluster stays within one GPC, so clusters of 4 and 8 cannot use every
+/// SM: on an H100 (132 SMs) `cudaOccupancyMaxActiveClusters` gives 30 clusters of 4 and
+/// 15 of 8 at these kernels' shared memory, 120 CTAs, and a grid of more clusters runs a
+/// second wave at half speed (128x2048x4096: 890 GB/s in 32 clusters of 4, 1290 in 32 of
+/// 2); they are counted on 10/11 of the SMs. Measured on an H100: splitting
 /// costs a cluster launch and a reduction through distributed shared memory; the 64-row
 /// tiles, with half the B bytes per CTA, gain from a full wave of CTAs, the 128-row tile
 /// only on long K with few tiles (BENCHMARKS.md). `FERROCUTE_SPLIT_K` (1, 2, 4 or 8)
@@ -562,6 +567,8 @@ fn forced_kernel() -> Option<&'static KernelConfig> {
 /// assert_eq!(split_k(m128, 128, 8192, 8192, 1, 132), 1);    // 128 tiles
 /// assert_eq!(split_k(rows128, 16, 4096, 4096, 1, 132), 2);  // 32 tiles x 2 = 64 CTAs
 /// assert_eq!(split_k(rows128, 128, 4096, 4096, 1, 132), 1); // 64 tiles
+/// assert_eq!(split_k(m128, 128, 2048, 4096, 1, 132), 2);    // 32 clusters of 4 > 30
+/// assert_eq!(split_k(rows64, 64, 1024, 8192, 1, 132), 4);   // 16 clusters of 8 > 15
 /// # }
 /// ```
 pub fn split_k(cfg: &KernelConfig, m: i32, n: i32, k: i32, batch: i32, sm_count: u32) -> u32 {
@@ -583,8 +590,14 @@ pub fn split_k(cfg: &KernelConfig, m: i32, n: i32, k: i32, batch: i32, sm_count:
         * batch.max(1) as u64;
     let k_tiles = (k.max(0) as u64).div_ceil(cfg.tile_k.max(1) as u64);
     let wave = if cfg.tile_n == 64 { 1 } else { 2 };
+    let sms = sm_count as u64;
+    let resident_ctas = |cluster: u64| if cluster <= 2 { sms } else { sms * 10 / 11 };
     let mut s = 1u64;
-    while s < 8 && 2 * wave * tiles * s <= sm_count as u64 && k_tiles >= 16 * 2 * s {
+    while s < 8
+        && 2 * wave * tiles * s <= sms
+        && tiles * 2 * s <= resident_ctas(2 * s)
+        && k_tiles >= 16 * 2 * s
+    {
         s *= 2;
     }
     s as u32
