@@ -635,6 +635,50 @@ fn gpu_split_k() {
     }
 }
 
+/// The K split that ran is the one `dispatch` picks, at the edges of its cluster rule:
+/// 30 tiles in clusters of 4 and 15 in clusters of 8 fill exactly the 120 CTAs the H100
+/// holds in such clusters (the handle checks with `cuOccupancyMaxActiveClusters`, so a
+/// device with other GPCs would split less and fail here), 32 and 16 tiles split less.
+#[test]
+fn gpu_split_k_clusters_resident() {
+    let Some(g) = gpu() else { return };
+    if g.compute_capability() != (9, 0) || std::env::var_os("FERROCUTE_SPLIT_K").is_some() {
+        eprintln!("skipped: needs an sm_90 GPU and no FERROCUTE_SPLIT_K");
+        return;
+    }
+    let mut rng = Rng(12);
+    for (i, (m, n, k, splits)) in [
+        (128, 1920, 4096, 4),
+        (128, 2048, 4096, 2),
+        (64, 960, 8192, 8),
+        (64, 1024, 8192, 4),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let cs = Case::sweep(
+            i,
+            m,
+            n,
+            k,
+            1,
+            Layout::RowMajor,
+            Layout::ColMajor,
+            Layout::ColMajor,
+        );
+        let ran = run_case::<bf16, bf16>(&g, &mut rng, &cs, Some(2048));
+        assert!(ran.kernel.contains("splitk"), "{m}x{n}x{k}: {}", ran.kernel);
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let pure = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert_eq!(
+            (ran.cluster, pure.cluster),
+            (splits, splits),
+            "{m}x{n}x{k}: K splits"
+        );
+    }
+}
+
 /// The register-streaming kernels for m <= 16 (K-major A and B, k % 8 == 0): edge sizes of
 /// M, N and K, K over 1 to 128 chunks (and split over 8 or 16 warps), both CTA sizes, every
 /// transpose (a row-major C swaps the operands: then N <= 16 qualifies), alpha/beta,

@@ -544,6 +544,17 @@ fn forced_kernel() -> Option<&'static KernelConfig> {
     })
 }
 
+/// The K split `FERROCUTE_SPLIT_K` forces (1, 2, 4 or 8), read once per process.
+pub(crate) fn forced_split_k() -> Option<u32> {
+    static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *OVERRIDE.get_or_init(|| {
+        std::env::var("FERROCUTE_SPLIT_K")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|s| matches!(s, 1 | 2 | 4 | 8))
+    })
+}
+
 /// The K splits (cluster size) of a [`GridKind::SplitK`] kernel: doubled while the CTAs
 /// stay within the SMs (64-row tiles) or half of them (128-row tiles), all the clusters fit
 /// on the GPU at once, and every split keeps at least 16 k-tiles, up to 8 (the portable
@@ -551,7 +562,8 @@ fn forced_kernel() -> Option<&'static KernelConfig> {
 /// SM: on an H100 (132 SMs) `cudaOccupancyMaxActiveClusters` gives 30 clusters of 4 and
 /// 15 of 8 at these kernels' shared memory, 120 CTAs, and a grid of more clusters runs a
 /// second wave at half speed (128x2048x4096: 890 GB/s in 32 clusters of 4, 1290 in 32 of
-/// 2); they are counted on 10/11 of the SMs. Measured on an H100: splitting
+/// 2); they are counted on 10/11 of the SMs here, and [`super::Gemm`] checks the split
+/// against the driver's count for the device at hand. Measured on an H100: splitting
 /// costs a cluster launch and a reduction through distributed shared memory; the 64-row
 /// tiles, with half the B bytes per CTA, gain from a full wave of CTAs, the 128-row tile
 /// only on long K with few tiles (BENCHMARKS.md). `FERROCUTE_SPLIT_K` (1, 2, 4 or 8)
@@ -575,14 +587,7 @@ pub fn split_k(cfg: &KernelConfig, m: i32, n: i32, k: i32, batch: i32, sm_count:
     if cfg.grid != GridKind::SplitK {
         return 1;
     }
-    static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    let forced = *OVERRIDE.get_or_init(|| {
-        std::env::var("FERROCUTE_SPLIT_K")
-            .ok()
-            .and_then(|v| v.parse::<u32>().ok())
-            .filter(|s| matches!(s, 1 | 2 | 4 | 8))
-    });
-    if let Some(s) = forced {
+    if let Some(s) = forced_split_k() {
         return s;
     }
     let tiles = (m.max(0) as u64).div_ceil(cfg.tile_m.max(1) as u64)

@@ -140,6 +140,8 @@ pub(crate) struct ModuleCache {
     ctx: Arc<CudaContext>,
     modules: Mutex<HashMap<&'static str, Arc<LoadedModule>>>,
     funcs: Mutex<HashMap<String, Func>>,
+    /// Resident clusters per (entry point, cluster size), from the driver.
+    clusters: Mutex<HashMap<(String, u32), u32>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -162,6 +164,7 @@ impl ModuleCache {
             ctx: ctx.clone(),
             modules: Mutex::new(HashMap::new()),
             funcs: Mutex::new(HashMap::new()),
+            clusters: Mutex::new(HashMap::new()),
         });
         reg.push(c.clone());
         c
@@ -267,6 +270,66 @@ impl ModuleCache {
         };
         lock(&self.funcs).insert(kernel.to_string(), f.clone());
         Ok(f)
+    }
+}
+
+impl ModuleCache {
+    /// How many clusters of `cluster` CTAs of `func` (loaded as `kernel`, launched with the
+    /// block and dynamic shared memory of `cfg`) the device holds at once
+    /// (`cuOccupancyMaxActiveClusters`; a cluster stays within one GPC). Asked once per
+    /// kernel and cluster size.
+    pub(crate) fn max_active_clusters(
+        &self,
+        stream: &CudaStream,
+        func: &Func,
+        kernel: &str,
+        cfg: &KernelConfig,
+        cluster: u32,
+    ) -> Result<u32, Error> {
+        let key = (kernel.to_string(), cluster);
+        if let Some(n) = lock(&self.clusters).get(&key) {
+            return Ok(*n);
+        }
+        let err = |e: result::DriverError| Error::Driver {
+            during: "cluster occupancy query",
+            reason: driver_msg(e),
+        };
+        stream.context().bind_to_thread().map_err(err)?;
+        let mut attrs = [sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+            pad: [0; 4],
+            value: sys::CUlaunchAttributeValue {
+                clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+                    x: cluster.max(1),
+                    y: 1,
+                    z: 1,
+                },
+            },
+        }];
+        let config = sys::CUlaunchConfig {
+            gridDimX: cluster.max(1),
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: cfg.threads,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: cfg.smem_bytes,
+            hStream: stream.cu_stream(),
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: 1,
+        };
+        let mut n: std::ffi::c_int = 0;
+        // # Safety
+        // - `config` and `attrs` live on this frame until the call returns; the driver
+        //   reads them and writes only `n`.
+        // - `func`'s module is alive (held by `func`) and its context is bound; the
+        //   function's dynamic shared memory limit was raised when it was loaded.
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, func.raw, &config) }
+            .result()
+            .map_err(err)?;
+        let n = n.max(0) as u32;
+        lock(&self.clusters).insert(key, n);
+        Ok(n)
     }
 }
 

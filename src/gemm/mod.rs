@@ -153,6 +153,39 @@ impl Gemm {
         self.cc
     }
 
+    /// `dispatch` counts clusters of 4 and 8 CTAs on 10/11 of the SMs (an H100's GPCs);
+    /// here the driver's count for this device decides: the K split of a split-K kernel is
+    /// halved while its grid has more clusters than can be resident at once (the rest
+    /// would run as a second wave, at about half the speed). A forced split is kept.
+    fn resident_clusters(
+        &self,
+        mut d: Dispatch,
+        cfg: &'static KernelConfig,
+        func: &launch::Func,
+    ) -> Result<Dispatch, Error> {
+        if cfg.grid != config::GridKind::SplitK || config::forced_split_k().is_some() {
+            return Ok(d);
+        }
+        while d.cluster > 1 {
+            let fit =
+                self.cache
+                    .max_active_clusters(&self.stream, func, &d.kernel, cfg, d.cluster)?;
+            if u64::from(d.grid.1) * u64::from(d.grid.2) <= u64::from(fit) {
+                break;
+            }
+            d.cluster /= 2;
+            d.grid = config::grid_dims(
+                cfg,
+                d.plan.m,
+                d.plan.n,
+                d.plan.batch,
+                self.sm_count,
+                d.cluster,
+            )?;
+        }
+        Ok(d)
+    }
+
     /// Enqueues `C = alpha * A * B + beta * C` (per batch entry) on the
     /// handle's stream and returns what was dispatched. `A` is `m x k`, `B`
     /// is `k x n`, `C` is `m x n`, each in any layout (use `.t()` for
@@ -231,6 +264,7 @@ impl Gemm {
             return Ok(d);
         };
         let func = self.cache.function(cfg, &d.kernel)?;
+        let d = self.resident_clusters(d, cfg, &func)?;
         let p = &d.plan;
         let params = launch::GemmParams {
             a: p.a.ptr,

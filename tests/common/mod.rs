@@ -204,6 +204,8 @@ pub struct Ran<TI, TO> {
     pub c: CudaSlice<TO>,
     pub shapes: [MatShape; 3],
     pub kernel: String,
+    /// The cluster size it ran with (the K splits of a split-K kernel).
+    pub cluster: u32,
 }
 
 /// Runs one case; compares with an f64 CPU reference on all (or `samples`)
@@ -250,7 +252,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
     let da = s.clone_htod(&ha).unwrap();
     let db = s.clone_htod(&hb).unwrap();
     let mut dc = s.clone_htod(&hc).unwrap();
-    let kernel = {
+    let (kernel, cluster) = {
         let av = MatRef::new(&da, cs.m, cs.k, cs.la)
             .ld(sa.ld)
             .batched(sa.batch, sa.batch_stride);
@@ -274,7 +276,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
                 d.kernel
             );
         }
-        d.kernel
+        (d.kernel, d.cluster)
     };
     let out: Vec<TO> = s.clone_dtoh(&dc).unwrap();
     let mut logical = vec![false; out.len()];
@@ -327,6 +329,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
         c: dc,
         shapes: [sa, sb, sc],
         kernel,
+        cluster,
     }
 }
 
