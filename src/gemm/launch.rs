@@ -140,8 +140,8 @@ pub(crate) struct ModuleCache {
     ctx: Arc<CudaContext>,
     modules: Mutex<HashMap<&'static str, Arc<LoadedModule>>>,
     funcs: Mutex<HashMap<String, Func>>,
-    /// Resident clusters per (entry point, cluster size), from the driver.
-    clusters: Mutex<HashMap<(String, u32), u32>>,
+    /// Resident clusters per (function handle, cluster size), from the driver.
+    clusters: Mutex<HashMap<(usize, u32), u32>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -271,22 +271,19 @@ impl ModuleCache {
         lock(&self.funcs).insert(kernel.to_string(), f.clone());
         Ok(f)
     }
-}
 
-impl ModuleCache {
-    /// How many clusters of `cluster` CTAs of `func` (loaded as `kernel`, launched with the
-    /// block and dynamic shared memory of `cfg`) the device holds at once
-    /// (`cuOccupancyMaxActiveClusters`; a cluster stays within one GPC). Asked once per
-    /// kernel and cluster size.
+    /// How many clusters of `cluster` CTAs of `func` (launched with the block and dynamic
+    /// shared memory of `cfg`) the device holds at once (`cuOccupancyMaxActiveClusters`; a
+    /// cluster stays within one GPC). Asked once per function and cluster size.
     pub(crate) fn max_active_clusters(
         &self,
         stream: &CudaStream,
         func: &Func,
-        kernel: &str,
         cfg: &KernelConfig,
         cluster: u32,
     ) -> Result<u32, Error> {
-        let key = (kernel.to_string(), cluster);
+        // Keyed by the function handle, which the cache keeps alive: no allocation per call.
+        let key = (func.raw as usize, cluster);
         if let Some(n) = lock(&self.clusters).get(&key) {
             return Ok(*n);
         }
@@ -295,29 +292,8 @@ impl ModuleCache {
             reason: driver_msg(e),
         };
         stream.context().bind_to_thread().map_err(err)?;
-        let mut attrs = [sys::CUlaunchAttribute {
-            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-            pad: [0; 4],
-            value: sys::CUlaunchAttributeValue {
-                clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
-                    x: cluster.max(1),
-                    y: 1,
-                    z: 1,
-                },
-            },
-        }];
-        let config = sys::CUlaunchConfig {
-            gridDimX: cluster.max(1),
-            gridDimY: 1,
-            gridDimZ: 1,
-            blockDimX: cfg.threads,
-            blockDimY: 1,
-            blockDimZ: 1,
-            sharedMemBytes: cfg.smem_bytes,
-            hStream: stream.cu_stream(),
-            attrs: attrs.as_mut_ptr(),
-            numAttrs: 1,
-        };
+        let mut attrs = [cluster_attr(cluster)];
+        let config = launch_config(stream, (cluster.max(1), 1, 1), cfg, &mut attrs);
         let mut n: std::ffi::c_int = 0;
         // # Safety
         // - `config` and `attrs` live on this frame until the call returns; the driver
@@ -330,6 +306,43 @@ impl ModuleCache {
         let n = n.max(0) as u32;
         lock(&self.clusters).insert(key, n);
         Ok(n)
+    }
+}
+
+/// The launch attribute for clusters of `(cluster, 1, 1)` blocks.
+fn cluster_attr(cluster: u32) -> sys::CUlaunchAttribute {
+    sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value: sys::CUlaunchAttributeValue {
+            clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+                x: cluster.max(1),
+                y: 1,
+                z: 1,
+            },
+        },
+    }
+}
+
+/// `cuLaunchKernelEx`'s configuration for `grid` with the block size and dynamic shared
+/// memory of `cfg` on `stream`; it points into `attrs`, which must outlive its use.
+fn launch_config(
+    stream: &CudaStream,
+    grid: (u32, u32, u32),
+    cfg: &KernelConfig,
+    attrs: &mut [sys::CUlaunchAttribute],
+) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: grid.2,
+        blockDimX: cfg.threads,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: cfg.smem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
     }
 }
 
@@ -393,17 +406,7 @@ unsafe fn enqueue(
     // The cluster dimension, then (split-K and skinny kernels) programmatic stream
     // serialization.
     let mut attrs = [
-        sys::CUlaunchAttribute {
-            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-            pad: [0; 4],
-            value: sys::CUlaunchAttributeValue {
-                clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
-                    x: cluster.max(1),
-                    y: 1,
-                    z: 1,
-                },
-            },
-        },
+        cluster_attr(cluster),
         sys::CUlaunchAttribute {
             id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
             pad: [0; 4],
@@ -412,18 +415,8 @@ unsafe fn enqueue(
             },
         },
     ];
-    let config = sys::CUlaunchConfig {
-        gridDimX: grid.0,
-        gridDimY: grid.1,
-        gridDimZ: grid.2,
-        blockDimX: cfg.threads,
-        blockDimY: 1,
-        blockDimZ: 1,
-        sharedMemBytes: cfg.smem_bytes,
-        hStream: stream.cu_stream(),
-        attrs: attrs.as_mut_ptr(),
-        numAttrs: if pdl { 2 } else { 1 },
-    };
+    let used = if pdl { 2 } else { 1 };
+    let config = launch_config(stream, grid, cfg, &mut attrs[..used]);
     // # Safety
     // - As above; in addition `config` and `attrs` live on this frame until the call
     //   returns, and `grid.0` is a multiple of `cluster` (the split-K grid is

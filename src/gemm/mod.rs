@@ -167,9 +167,9 @@ impl Gemm {
             return Ok(d);
         }
         while d.cluster > 1 {
-            let fit =
-                self.cache
-                    .max_active_clusters(&self.stream, func, &d.kernel, cfg, d.cluster)?;
+            let fit = self
+                .cache
+                .max_active_clusters(&self.stream, func, cfg, d.cluster)?;
             if u64::from(d.grid.1) * u64::from(d.grid.2) <= u64::from(fit) {
                 break;
             }
