@@ -84,7 +84,12 @@ const UNITS: &[Unit] = &[
     Unit {
         name: "sm80_gemm",
         source: "src/kernels/sm80_gemm.cu",
-        deps: &["sm80_gemm.cu", "sm80_gemm.cuh", "gemm_params.h"],
+        deps: &[
+            "sm80_gemm.cu",
+            "sm80_gemm.cuh",
+            "gemm_params.h",
+            "stage_copy.cuh",
+        ],
         header_macro: "FERROCUTE_CONFIG_HEADER",
         header: kernel_config::render_sm80_header,
         arch: "-gencode=arch=compute_80,code=compute_80",

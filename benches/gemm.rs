@@ -1,6 +1,6 @@
 //! ferrocute GEMM vs cuBLAS, same process, CUDA-event timing.
 //!
-//! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--soak SECS] [--rest SECS]`
+//! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--soak SECS] [--rest SECS] [--queued] [--staging never|auto]`
 //!
 //! bf16 inputs, f32 accumulation, bf16 output. Layouts use BLAS names:
 //! TN = A K-major, B K-major (kernel `kk`); NN = A M-major, B K-major (kernel `mk`).
@@ -8,9 +8,9 @@
 use std::sync::Arc;
 
 use cudarc::cublas::{sys as bsys, CudaBlas, Gemm as _, GemmConfig};
-use cudarc::driver::{sys, CudaSlice, CudaStream};
+use cudarc::driver::{sys, CudaEvent, CudaSlice, CudaStream};
 use ferrocute::gemm::config::{Dispatch, GridKind};
-use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef};
+use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef, Staging};
 use half::bf16;
 
 const ROTATE_BYTES: usize = 50 << 20;
@@ -27,6 +27,13 @@ struct Args {
     /// `--rest SECS`: leave the GPU idle this long before each library's timed block, so
     /// both start from the same clock and power state instead of ours inheriting cuBLAS's.
     rest: f64,
+    /// `--queued`: a sample's start event is queued behind the previous sample's launches
+    /// instead of on an idle GPU, so the host's per-call time is hidden wherever it is
+    /// shorter than the GPU's (a stream kept full); without it, each sample also pays one
+    /// call's host time before its first launch reaches the GPU.
+    queued: bool,
+    /// `--staging`: the handle's policy for operands TMA cannot read in place.
+    staging: Staging,
 }
 
 fn parse_args() -> Args {
@@ -37,6 +44,8 @@ fn parse_args() -> Args {
         custom: Vec::new(),
         soak: 0.0,
         rest: 0.0,
+        queued: false,
+        staging: Staging::Auto,
     };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
@@ -47,6 +56,13 @@ fn parse_args() -> Args {
             "--iters" => a.iters = it.next().and_then(|v| v.parse().ok()).unwrap_or(50),
             "--soak" => a.soak = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
             "--rest" => a.rest = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
+            "--queued" => a.queued = true,
+            "--staging" => {
+                a.staging = match it.next().as_deref() {
+                    Some("never") => Staging::Never,
+                    _ => Staging::Auto,
+                }
+            }
             "--shape" => {
                 let v = it.next().unwrap_or_default();
                 let d: Vec<usize> = v.split('x').filter_map(|x| x.parse().ok()).collect();
@@ -113,15 +129,16 @@ struct Set {
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
-/// Times `LAUNCHES` back-to-back launches of `f` (rotating buffers) between two events, so
-/// host launch overhead overlaps GPU work as in a real pipeline; the result is per launch.
-fn sample_ms<S>(
+const LAUNCHES: usize = 10;
+
+/// Queues `LAUNCHES` back-to-back launches of `f` (rotating buffers) between two events, so
+/// host launch overhead overlaps GPU work as in a real pipeline.
+fn sample_events<S>(
     stream: &Arc<CudaStream>,
     sets: &mut [S],
     next: &mut usize,
     f: &mut impl FnMut(&mut S) -> Res<()>,
-) -> Res<f32> {
-    const LAUNCHES: usize = 10;
+) -> Res<(CudaEvent, CudaEvent)> {
     let ctx = stream.context();
     let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
     let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
@@ -131,14 +148,27 @@ fn sample_ms<S>(
         *next += 1;
     }
     end.record(stream)?;
+    Ok((start, end))
+}
+
+/// Per-launch time of one sample of `LAUNCHES` launches, waited for before it returns.
+fn sample_ms<S>(
+    stream: &Arc<CudaStream>,
+    sets: &mut [S],
+    next: &mut usize,
+    f: &mut impl FnMut(&mut S) -> Res<()>,
+) -> Res<f32> {
+    let (start, end) = sample_events(stream, sets, next, f)?;
     end.synchronize()?;
     Ok(start.elapsed_ms(&end)? / LAUNCHES as f32)
 }
 
-/// Median per-launch time of `f` over `iters` samples, after 10 warm-up launches.
+/// Median per-launch time of `f` over `iters` samples, after 10 warm-up launches. With
+/// `queued` every sample is queued before any is waited for (see `Args::queued`).
 fn time_ms<S>(
     stream: &Arc<CudaStream>,
     iters: usize,
+    queued: bool,
     sets: &mut [S],
     mut f: impl FnMut(&mut S) -> Res<()>,
 ) -> Res<f32> {
@@ -146,10 +176,39 @@ fn time_ms<S>(
         f(&mut sets[i % sets.len()])?;
     }
     let mut next = 0;
-    let times = (0..iters)
-        .map(|_| sample_ms(stream, sets, &mut next, &mut f))
-        .collect::<Res<Vec<f32>>>()?;
+    let times = if queued {
+        let events = (0..iters)
+            .map(|_| sample_events(stream, sets, &mut next, &mut f))
+            .collect::<Res<Vec<_>>>()?;
+        stream.synchronize()?;
+        events
+            .iter()
+            .map(|(start, end)| Ok(start.elapsed_ms(end)? / LAUNCHES as f32))
+            .collect::<Res<Vec<f32>>>()?
+    } else {
+        (0..iters)
+            .map(|_| sample_ms(stream, sets, &mut next, &mut f))
+            .collect::<Res<Vec<f32>>>()?
+    };
     Ok(median(times))
+}
+
+/// Host time per call: how long enqueueing 20 calls of `f` takes on the CPU, in µs (the
+/// GPU work they queue is then waited for and not counted).
+fn host_us<S>(
+    stream: &Arc<CudaStream>,
+    sets: &mut [S],
+    mut f: impl FnMut(&mut S) -> Res<()>,
+) -> Res<f64> {
+    const CALLS: usize = 20;
+    stream.synchronize()?;
+    let t0 = std::time::Instant::now();
+    for i in 0..CALLS {
+        f(&mut sets[i % sets.len()])?;
+    }
+    let t = t0.elapsed().as_secs_f64();
+    stream.synchronize()?;
+    Ok(t * 1e6 / CALLS as f64)
 }
 
 /// Runs `f` back to back for `secs` seconds; returns the median per-launch time of the
@@ -198,7 +257,7 @@ fn copy_gbs(stream: &Arc<CudaStream>, iters: usize) -> Res<f64> {
     let src = stream.alloc_zeros::<u8>(BYTES)?;
     let dst = stream.alloc_zeros::<u8>(BYTES)?;
     let mut sets = [(src, dst)];
-    let t = time_ms(stream, iters, &mut sets, |(src, dst)| {
+    let t = time_ms(stream, iters, false, &mut sets, |(src, dst)| {
         stream.memcpy_dtod(src, dst)?;
         Ok(())
     })?;
@@ -225,10 +284,20 @@ fn ours(g: &Gemm, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<Di
 fn describe(d: &Dispatch) -> String {
     let name = d.kernel.trim_start_matches("ferrocute_").to_string();
     let split = d.config.is_some_and(|c| c.grid == GridKind::SplitK);
-    match (d.cluster, split) {
+    let name = match (d.cluster, split) {
         (1, _) => name,
         (c, true) => format!("{name} split-K {c}"),
         (c, false) => format!("{name} cluster {c}"),
+    };
+    let staged: Vec<&str> = ["A", "B", "D"]
+        .into_iter()
+        .zip(d.staged)
+        .filter_map(|(x, s)| s.then_some(x))
+        .collect();
+    if staged.is_empty() {
+        name
+    } else {
+        format!("{name}, staged {}", staged.join("+"))
     }
 }
 
@@ -263,7 +332,7 @@ fn main() {
 fn run() -> Res<()> {
     let args = parse_args();
     let g = match Gemm::open(0) {
-        Ok(g) => g,
+        Ok(g) => g.with_staging(args.staging),
         Err(e) => {
             println!("no CUDA GPU available, skipping benchmark: {e}");
             return Ok(());
@@ -298,10 +367,14 @@ fn run() -> Res<()> {
     };
 
     println!(
-        "{:>20} {:>6} {:>10} {:>10} {:>7}  check",
+        "{:>20} {:>6} {:>10} {:>10} {:>7}  check, kernel, host time per call (ours / cuBLAS)",
         "m x n x k", "layout", "ours TF/s", "cuBLAS TF/s", "ratio"
     );
-    println!("(TFLOP/s per launch, median of {} samples of 10 back-to-back launches; % of the 989 TFLOP/s bf16 peak in brackets)", args.iters);
+    println!(
+        "(TFLOP/s per launch, median of {} samples of 10 back-to-back launches{}; % of the 989 TFLOP/s bf16 peak in brackets)",
+        args.iters,
+        if args.queued { ", samples queued" } else { "" }
+    );
     let mut rng = 0x1234_5678_u64;
     for &(m, n, k) in &shapes {
         let bytes = (m * k + k * n + m * n) * 2;
@@ -351,15 +424,19 @@ fn run() -> Res<()> {
             })();
             let rest = || std::thread::sleep(std::time::Duration::from_secs_f64(args.rest));
             rest();
-            let theirs = time_ms(&stream, args.iters, &mut sets, |s| {
+            let theirs = time_ms(&stream, args.iters, args.queued, &mut sets, |s| {
                 cublas(&blas, s, m, n, k, tn)
             })?;
+            let host_theirs = host_us(&stream, &mut sets, |s| cublas(&blas, s, m, n, k, tn))?;
             let (ours_tf, ratio, check) = match check {
                 Ok(c) => {
                     rest();
-                    let t = time_ms(&stream, args.iters, &mut sets, |s| {
+                    let t = time_ms(&stream, args.iters, args.queued, &mut sets, |s| {
                         ours(&g, s, m, n, k, tn).map(drop)
                     })?;
+                    let host_ours =
+                        host_us(&stream, &mut sets, |s| ours(&g, s, m, n, k, tn).map(drop))?;
+                    let c = format!("{c}  host {host_ours:.1} / {host_theirs:.1} us");
                     let tf = flops / (t as f64 * 1e-3) / 1e12;
                     let gbs = bytes as f64 / (t as f64 * 1e-3) / 1e9;
                     (

@@ -10,6 +10,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr}
 use ferrocute::gemm::config::{dispatch, grid_dims, select, SIMPLE_KERNEL};
 use ferrocute::gemm::{
     plan, Error, Gemm, GemmDesc, InputElem, Layout, MatMut, MatRef, MatShape, Operand, OutputElem,
+    Staging,
 };
 use half::{bf16, f16};
 
@@ -488,24 +489,20 @@ fn small_sweep<TI: InputElem + Host, TO: OutputElem + Host>(g: &Gemm, seed: u64)
     }
 }
 
-/// Leading dimensions that are not multiples of 8 (odd, 2 and 4 mod 8) in every operand
-/// layout take the Ampere-class tiles with 8-byte or element reads (never the simple kernel), over
-/// several k-tiles with edges in every mode; every element against the f64 reference.
-#[test]
-fn gpu_unaligned_leading_dimensions() {
-    let Some(g) = gpu() else { return };
-    let mut rng = Rng(23);
-    let mut seen = std::collections::BTreeSet::new();
-    for (i, &(m, n, k, pad)) in [
-        (129, 200, 300, 1),
-        (64, 97, 130, 2),
-        (100, 64, 257, 4),
-        (7, 300, 129, 3),
-        (300, 5, 64, 6),
-    ]
-    .iter()
-    .enumerate()
-    {
+/// Problems `(m, n, k, pad)` whose leading dimensions are `extent + pad` (odd, 2 and 4 mod 8).
+const MISALIGNED: [(usize, usize, usize, usize); 5] = [
+    (129, 200, 300, 1),
+    (64, 97, 130, 2),
+    (100, 64, 257, 4),
+    (7, 300, 129, 3),
+    (300, 5, 64, 6),
+];
+
+/// Each of `shapes` in every A and B layout, as `(i, case)`: case `i` has `1 + i % 2`
+/// batches and beta 0 (even `i`, run bf16 to bf16) or 0.5 (odd `i`, f16 to f32).
+fn misaligned_cases(shapes: &[(usize, usize, usize, usize)]) -> Vec<(usize, Case)> {
+    let mut out = Vec::new();
+    for (i, &(m, n, k, pad)) in shapes.iter().enumerate() {
         for la in LAYOUTS {
             for lb in LAYOUTS {
                 let cs = Case {
@@ -521,24 +518,94 @@ fn gpu_unaligned_leading_dimensions() {
                     alpha: 1.0,
                     beta: if i % 2 == 0 { 0.0 } else { 0.5 },
                 };
-                let kernel = if i % 2 == 0 {
-                    run_case::<bf16, bf16>(&g, &mut rng, &cs, None).kernel
-                } else {
-                    run_case::<f16, f32>(&g, &mut rng, &cs, None).kernel
-                };
-                assert!(
-                    !kernel.contains("simple"),
-                    "{m}x{n}x{k} pad {pad}: {kernel}"
-                );
-                seen.insert(kernel.split("_s3_").nth(1).map(|v| v[..2].to_string()));
+                out.push((i, cs));
             }
         }
+    }
+    out
+}
+
+/// Leading dimensions that are not multiples of 8 (odd, 2 and 4 mod 8) in every operand
+/// layout, read in place, take the Ampere-class tiles with 8-byte or element reads (never the simple kernel), over
+/// several k-tiles with edges in every mode; every element against the f64 reference.
+#[test]
+fn gpu_unaligned_leading_dimensions() {
+    let Some(g) = gpu() else { return };
+    // In place: on Hopper `Staging::Auto` would copy them for the TMA kernels.
+    let g = g.with_staging(Staging::Never);
+    let mut rng = Rng(23);
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, cs) in misaligned_cases(&MISALIGNED) {
+        let kernel = if i % 2 == 0 {
+            run_case::<bf16, bf16>(&g, &mut rng, &cs, None).kernel
+        } else {
+            run_case::<f16, f32>(&g, &mut rng, &cs, None).kernel
+        };
+        assert!(
+            !kernel.contains("simple"),
+            "{}x{}x{} pad {}: {kernel}",
+            cs.m,
+            cs.n,
+            cs.k,
+            cs.pad
+        );
+        seen.insert(kernel.split("_s3_").nth(1).map(|v| v[..2].to_string()));
     }
     for v in ["v1", "v4"] {
         assert!(
             seen.contains(&Some(v.to_string())),
             "{v} never ran: {seen:?}"
         );
+    }
+}
+
+/// Operands TMA cannot read in place, copied into the handle's workspace first, and a C
+/// that cannot take 16-byte stores written through it: leading dimensions 1 to 6 (mod 8)
+/// in every layout, one and two batches (copied batch by batch: the test's batch strides
+/// are not whole rows), beta 0 and 0.5, bf16 in and out and f16 in with f32 out, tiles
+/// from split-K to the persistent kernels; every element (sampled for the largest)
+/// against f64 with C's padding still poisoned, and the staged operands exactly those
+/// that are misaligned. With `Staging::Never` the same problems stay on the Ampere-class
+/// tiles.
+#[test]
+fn gpu_staged_operands() {
+    let Some(g) = gpu() else { return };
+    if g.compute_capability().0 != 9 {
+        println!("SKIP: staging feeds the sm_90a TMA kernels");
+        return;
+    }
+    let mut rng = Rng(31);
+    for (policy, want_tma) in [(Staging::Auto, true), (Staging::Never, false)] {
+        let g = g.clone().with_staging(policy);
+        let shapes = [MISALIGNED.as_slice(), &[(1030, 1100, 520, 1)]].concat();
+        for (i, cs) in misaligned_cases(&shapes) {
+            let (m, n, k, pad, la, lb) = (cs.m, cs.n, cs.k, cs.pad, cs.la, cs.lb);
+            let samples = (m * n > 100_000).then_some(20_000);
+            let ran = if i % 2 == 0 {
+                let r = run_case::<bf16, bf16>(&g, &mut rng, &cs, samples);
+                (r.kernel, r.staged, r.shapes)
+            } else {
+                let r = run_case::<f16, f32>(&g, &mut rng, &cs, samples);
+                (r.kernel, r.staged, r.shapes)
+            };
+            let (kernel, staged, [sa, sb, sc]) = ran;
+            // Not a whole number of 16-byte pieces per row or batch.
+            let misaligned = |s: &MatShape, elems: usize| {
+                s.ld % elems != 0 || (s.batch > 1 && s.batch_stride % elems != 0)
+            };
+            let d_elems = if i % 2 == 0 { 8 } else { 4 };
+            // D through the workspace only with A or B, on the persistent tiles.
+            let (wa, wb) = (misaligned(&sa, 8), misaligned(&sb, 8));
+            let persistent = !kernel.contains("splitk");
+            let wd = misaligned(&sc, d_elems) && (wa || wb) && persistent;
+            let want = if want_tma { [wa, wb, wd] } else { [false; 3] };
+            assert_eq!(staged, want, "{m}x{n}x{k} pad {pad} {la:?}{lb:?}: {kernel}");
+            assert_eq!(
+                kernel.starts_with("ferrocute_sm90"),
+                want_tma,
+                "{m}x{n}x{k} pad {pad} {la:?}{lb:?} {policy:?}: {kernel}"
+            );
+        }
     }
 }
 

@@ -248,6 +248,39 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     cluster_m: 1,
 };
 
+/// The staging copies (`src/kernels/stage_copy.cuh`, entry points [`stage_copy_entry`])
+/// of operands TMA cannot read, or 16-byte stores cannot write, in place
+/// ([`super::Staging`]): 256 threads per block, the blocks of one copy striding over its
+/// rows, one grid row per copy.
+pub static STAGE_COPY_KERNEL: KernelConfig = KernelConfig {
+    name: "stage_copy",
+    module: "sm80_gemm",
+    tile_m: 1,
+    tile_n: 1,
+    tile_k: 1,
+    threads: 256,
+    smem_bytes: 0,
+    min_arch: (8, 0),
+    align_elems: 1,
+    extent_align_elems: 1,
+    path: LaunchPath::Params,
+    grid: GridKind::Tiles2D,
+    cluster_m: 1,
+};
+
+/// The entry point of [`STAGE_COPY_KERNEL`] for elements of `elem_bytes` bytes (2 or 4).
+///
+/// ```
+/// assert_eq!(ferrocute::gemm::config::stage_copy_entry(4), "ferrocute_stage_copy_b32");
+/// ```
+pub fn stage_copy_entry(elem_bytes: u64) -> &'static str {
+    if elem_bytes == 4 {
+        "ferrocute_stage_copy_b32"
+    } else {
+        "ferrocute_stage_copy_b16"
+    }
+}
+
 /// Embedded cubin of a module and the GPU it was built for (`ptxas`), so that GPU loads
 /// it without JIT-compiling the PTX (measured: 40 s for the sm_90a module on an H100 with
 /// an empty JIT cache).
@@ -527,6 +560,11 @@ pub struct Dispatch {
     /// CTAs per cluster along x (1: no cluster): the K splits of a [`GridKind::SplitK`]
     /// kernel, or [`KernelConfig::cluster_m`].
     pub cluster: u32,
+    /// Whether the kernel's A and B (`plan.a`, `plan.b`: the caller's B and A when
+    /// `plan.swapped`) were copied into the handle's workspace with aligned leading
+    /// dimensions first, and whether D was written there and copied out to C
+    /// ([`super::Staging`]); `dispatch` itself never stages.
+    pub staged: [bool; 3],
 }
 
 /// The kernel named by `FERROCUTE_KERNEL` (a [`KernelConfig::name`] from the tables), for
@@ -626,7 +664,29 @@ pub fn dispatch(
     cc: (i32, i32),
     sm_count: u32,
 ) -> Result<Dispatch, Error> {
-    let plan = super::plan::plan(desc)?;
+    dispatch_plan(super::plan::plan(desc)?, input, output, cc, sm_count)
+}
+
+/// [`dispatch`] for a plan already validated by [`super::plan::plan`] (or derived from
+/// one, as [`super::stage::Stage::apply`] does).
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
+/// use ferrocute::gemm::config::{dispatch, dispatch_plan};
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let desc = GemmDesc { a: d(512, 512, Layout::RowMajor, 0x100000), b: d(512, 512, Layout::ColMajor, 0x200000),
+///     c: d(512, 512, Layout::ColMajor, 0x300000), in_bytes: 2, out_bytes: 2 };
+/// let p = plan(&desc).unwrap();
+/// assert_eq!(dispatch_plan(p, "bf16", "bf16", (9, 0), 132).unwrap(),
+///            dispatch(&desc, "bf16", "bf16", (9, 0), 132).unwrap());
+/// ```
+pub fn dispatch_plan(
+    plan: Plan,
+    input: &str,
+    output: &str,
+    cc: (i32, i32),
+    sm_count: u32,
+) -> Result<Dispatch, Error> {
     if plan.is_noop() {
         return Ok(Dispatch {
             plan,
@@ -634,6 +694,7 @@ pub fn dispatch(
             kernel: String::new(),
             grid: (0, 0, 0),
             cluster: 1,
+            staged: [false; 3],
         });
     }
     let cfg = select(&plan, cc, sm_count)?;
@@ -648,5 +709,6 @@ pub fn dispatch(
         kernel: kernel_name(cfg, plan.a.k_major, plan.b.k_major, input, output),
         grid,
         cluster,
+        staged: [false; 3],
     })
 }

@@ -9,10 +9,11 @@ use std::collections::HashMap;
 use std::ffi::{c_void, CString};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use cudarc::driver::{result, sys, CudaContext, CudaStream, DeviceRepr};
+use cudarc::driver::{result, sys, CudaContext, CudaSlice, CudaStream, DeviceRepr};
 
-use super::config::{GridKind, KernelConfig};
+use super::config::{stage_copy_entry, GridKind, KernelConfig, STAGE_COPY_KERNEL};
 use super::error::Error;
+use super::stage::Copy2D;
 
 /// Mirror of `struct GemmParams` in `src/kernels/gemm_params.h` (by value).
 #[repr(C)]
@@ -573,4 +574,99 @@ pub(crate) fn tensor_map(op: &TmaOperand) -> Result<sys::CUtensorMap, Error> {
     // # Safety
     // - `cuTensorMapEncodeTiled` succeeded, so it initialised `map` (zeroed before anyway).
     Ok(unsafe { map.assume_init() })
+}
+
+/// The workspace in `slot`, first (re)allocated on `stream` when it holds fewer than
+/// `bytes` bytes: rounded up to 2 MiB so that slowly growing problems do not reallocate
+/// every call. A replaced buffer is freed in stream order, after the work that used it.
+pub(crate) fn workspace<'a>(
+    stream: &Arc<CudaStream>,
+    slot: &'a mut Option<CudaSlice<u8>>,
+    bytes: u64,
+) -> Result<&'a mut CudaSlice<u8>, Error> {
+    if slot.as_ref().is_none_or(|w| (w.len() as u64) < bytes) {
+        let len = bytes.div_ceil(2 << 20) * (2 << 20);
+        let len = usize::try_from(len).map_err(|_| Error::Overflow {
+            what: "workspace bytes",
+            value: len,
+            limit: usize::MAX as u64,
+        })?;
+        *slot = None;
+        *slot = Some(stream.alloc_zeros::<u8>(len).map_err(|e| Error::Driver {
+            during: "workspace allocation",
+            reason: driver_msg(e),
+        })?);
+    }
+    slot.as_mut().ok_or(Error::Driver {
+        during: "workspace allocation",
+        reason: "no buffer".into(),
+    })
+}
+
+/// Mirror of `struct StageCopyParams` in `src/kernels/stage_copy.cuh` (by value; lengths
+/// in elements).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct StageCopyParams {
+    src: u64,
+    dst: u64,
+    src_ld: i64,
+    dst_ld: i64,
+    width: i64,
+    height: i64,
+    src_step: i64,
+    dst_step: i64,
+}
+
+// 2 pointers + 6 int64, no padding.
+const _: () = assert!(std::mem::size_of::<StageCopyParams>() == 64);
+const _: () = assert!(std::mem::offset_of!(StageCopyParams, width) == 32);
+
+/// Enqueues a staging copy (`c.count` copies as one grid of [`STAGE_COPY_KERNEL`], whose
+/// entry point for `c.elem_bytes` is `func`), in at most `8 * sm_count` blocks per copy.
+pub(crate) fn stage_copy(
+    stream: &CudaStream,
+    func: &Func,
+    c: &Copy2D,
+    sm_count: u32,
+) -> Result<(), Error> {
+    let eb = c.elem_bytes.max(1);
+    let pieces = (c.width / eb).div_ceil(16 / eb) * c.height;
+    let blocks = pieces.div_ceil(256).clamp(1, 8 * sm_count.max(1) as u64) as u32;
+    let mut p = StageCopyParams {
+        src: c.src,
+        dst: c.dst,
+        src_ld: (c.src_pitch / eb) as i64,
+        dst_ld: (c.dst_pitch / eb) as i64,
+        width: (c.width / eb) as i64,
+        height: c.height as i64,
+        src_step: (c.src_step / eb) as i64,
+        dst_step: (c.dst_step / eb) as i64,
+    };
+    let mut args = [&mut p as *mut StageCopyParams as *mut c_void];
+    // # Safety
+    // - `func` is `ferrocute_stage_copy_b16` or `_b32` for `c.elem_bytes`, whose C
+    //   signature is `(StageCopyParams)` by value; `args` holds one pointer to a
+    //   `StageCopyParams` on this frame.
+    // - Row r < `height` of copy y < `count` moves elements [0, width) from
+    //   `src + y * src_step + r * src_ld` to `dst + y * dst_step + r * dst_ld`, and
+    //   nothing past them. On the caller's side (the source of A's and B's copies, the
+    //   destination of D's) those are the operand's own elements (with batches a whole
+    //   number of rows apart, also the rows between them), all between its first and last
+    //   element: a span `plan::plan` checked against the caller's buffer, which stays
+    //   borrowed (its guard alive) until every kernel using it is enqueued on this stream.
+    //   On the workspace side `stage::stage` laid the copies out within
+    //   `workspace_bytes` (`ld * height * count` elements each, from its offset), and
+    //   `workspace` allocated at least that.
+    unsafe {
+        enqueue(
+            stream,
+            func,
+            stage_copy_entry(c.elem_bytes),
+            (blocks, c.count as u32, 1),
+            1,
+            &STAGE_COPY_KERNEL,
+            &mut args,
+        )
+    }
 }

@@ -40,15 +40,17 @@ pub mod config;
 mod error;
 mod launch;
 mod plan;
+mod stage;
 mod view;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceSlice};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice};
 
 pub use config::{Dispatch, KernelConfig, LaunchPath};
 pub use error::{Error, Operand};
 pub use plan::{plan, GemmDesc, KernelOperand, OperandDesc, Plan};
+pub use stage::{stage, Copy2D, Stage, StagedOperand, Staging};
 pub use view::{InputElem, Layout, MatMut, MatRef, MatShape, OutputElem};
 
 /// Number of CUDA devices; [`Error::NoDevice`] when the driver library is
@@ -91,6 +93,10 @@ pub struct Gemm {
     cache: Arc<launch::ModuleCache>,
     cc: (i32, i32),
     sm_count: u32,
+    staging: Staging,
+    /// Staged copies of misaligned operands (grown on demand, shared by clones, which
+    /// use the same stream).
+    workspace: Arc<Mutex<Option<CudaSlice<u8>>>>,
 }
 
 impl Gemm {
@@ -118,7 +124,37 @@ impl Gemm {
             stream,
             cc,
             sm_count: sm.max(1) as u32,
+            staging: Staging::default(),
+            workspace: Arc::new(Mutex::new(None)),
         })
+    }
+
+    /// This handle with another [`Staging`] policy for misaligned operands (default
+    /// [`Staging::Auto`]). A call that stages copies A and/or B into the handle's
+    /// workspace on its stream before the GEMM (and D out of it to C after), allocating or
+    /// growing the workspace when it is too small: make such a call once before capturing
+    /// a CUDA graph of them.
+    ///
+    /// ```no_run
+    /// use ferrocute::gemm::{Gemm, Staging};
+    /// let gemm = Gemm::open(0)?.with_staging(Staging::Never);
+    /// assert_eq!(gemm.staging(), Staging::Never);
+    /// # Ok::<(), ferrocute::gemm::Error>(())
+    /// ```
+    pub fn with_staging(mut self, staging: Staging) -> Gemm {
+        self.staging = staging;
+        self
+    }
+
+    /// The handle's [`Staging`] policy.
+    ///
+    /// ```no_run
+    /// # let gemm = ferrocute::gemm::Gemm::open(0)?;
+    /// assert_eq!(gemm.staging(), ferrocute::gemm::Staging::Auto);
+    /// # Ok::<(), ferrocute::gemm::Error>(())
+    /// ```
+    pub fn staging(&self) -> Staging {
+        self.staging
     }
 
     /// [`open_stream`] + [`Gemm::new`].
@@ -260,6 +296,73 @@ impl Gemm {
             out_bytes: std::mem::size_of::<TO>(),
         };
         let d = config::dispatch(&desc, TI::NAME, TO::NAME, self.cc, self.sm_count)?;
+        if let Some(st) = self.stage_for::<TI, TO>(&d)? {
+            let mut lock = self.workspace.lock().unwrap_or_else(|e| e.into_inner());
+            let ws = launch::workspace(&self.stream, &mut lock, st.workspace_bytes)?;
+            // The guard records the workspace's write event after the copies below.
+            let (base, _gw) = ws.device_ptr_mut(&self.stream);
+            let [copy_a, copy_b, copy_d] = st.copies(base);
+            for c in [copy_a, copy_b].iter().flatten() {
+                self.stage_copy(c)?;
+            }
+            let staged = st.apply(&d.plan, base);
+            let mut d = config::dispatch_plan(staged, TI::NAME, TO::NAME, self.cc, self.sm_count)?;
+            d.staged = st.staged();
+            let d = self.enqueue::<TI, TO>(d, alpha, beta)?;
+            if let Some(c) = copy_d {
+                self.stage_copy(&c)?;
+            }
+            return Ok(d);
+        }
+        self.enqueue::<TI, TO>(d, alpha, beta)
+    }
+
+    /// The staging of a dispatched problem: only where the copies let a TMA kernel run.
+    /// D goes through the workspace only with A or B and on the persistent tiles, whose
+    /// element-wise stores to such a C held 4100³ at 448–471 µs against 272 staged (the
+    /// split-K tiles store small Ds, where the copy's launch costs more: 100x4096x4096
+    /// TN 1.47 of cuBLAS in place, 1.20 staged; BENCHMARKS.md).
+    fn stage_for<TI: InputElem, TO: OutputElem>(
+        &self,
+        d: &Dispatch,
+    ) -> Result<Option<Stage>, Error> {
+        let Some(st) = stage::stage(&d.plan, self.staging) else {
+            return Ok(None);
+        };
+        // Any 256-byte aligned base selects as the workspace's will; D plays no part in it.
+        let probe = config::dispatch_plan(
+            st.apply(&d.plan, 0),
+            TI::NAME,
+            TO::NAME,
+            self.cc,
+            self.sm_count,
+        )?;
+        let Some(cfg) = probe.config.filter(|c| c.path.tma()) else {
+            return Ok(None);
+        };
+        if cfg.grid == config::GridKind::Persistent {
+            Ok(st.without_d().map(|_| st))
+        } else {
+            Ok(st.without_d())
+        }
+    }
+
+    /// Enqueues one staging copy.
+    fn stage_copy(&self, c: &Copy2D) -> Result<(), Error> {
+        let func = self.cache.function(
+            &config::STAGE_COPY_KERNEL,
+            config::stage_copy_entry(c.elem_bytes),
+        )?;
+        launch::stage_copy(&self.stream, &func, c, self.sm_count)
+    }
+
+    /// Launches a dispatched problem (its operands' guards held by the caller).
+    fn enqueue<TI: InputElem, TO: OutputElem>(
+        &self,
+        d: Dispatch,
+        alpha: f32,
+        beta: f32,
+    ) -> Result<Dispatch, Error> {
         let Some(cfg) = d.config else {
             return Ok(d);
         };
@@ -270,15 +373,15 @@ impl Gemm {
             a: p.a.ptr,
             b: p.b.ptr,
             c: p.c.ptr,
-            d: p.c.ptr,
+            d: p.d.ptr,
             lda: p.a.ld,
             ldb: p.b.ld,
             ldc: p.c.ld,
-            ldd: p.c.ld,
+            ldd: p.d.ld,
             batch_stride_a: p.a.batch_stride,
             batch_stride_b: p.b.batch_stride,
             batch_stride_c: p.c.batch_stride,
-            batch_stride_d: p.c.batch_stride,
+            batch_stride_d: p.d.batch_stride,
             m: p.m,
             n: p.n,
             k: p.k,
@@ -317,8 +420,8 @@ impl Gemm {
             // beta == 0 the kernel checks itself); a map the kernel never reads otherwise.
             let td = (cfg.path == LaunchPath::TensorMapsAndD)
                 .then(|| match TO::TMA_DTYPE {
-                    Some(dtype) if p.c.fast_aligned(8, 8, p.batch > 1) => {
-                        launch::tensor_map(&operand(&p.c, dtype, p.m as u64, p.n as u64, 64))
+                    Some(dtype) if p.d.fast_aligned(8, 8, p.batch > 1) => {
+                        launch::tensor_map(&operand(&p.d, dtype, p.m as u64, p.n as u64, 64))
                     }
                     _ => Ok(launch::zeroed_tensor_map()),
                 })

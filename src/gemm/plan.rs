@@ -121,8 +121,11 @@ pub struct Plan {
     pub a: KernelOperand,
     /// Kernel B, (N,K).
     pub b: KernelOperand,
-    /// Kernel C/D, (M,N) column-major.
+    /// Kernel C, (M,N) column-major: what `beta` scales.
     pub c: KernelOperand,
+    /// Kernel D, (M,N) column-major: where the kernel writes. The caller's C, or its
+    /// staged copy in the workspace ([`super::stage::Stage::apply`]).
+    pub d: KernelOperand,
     /// Whether A and B were swapped (and transposed) because C was row-major.
     pub swapped: bool,
 }
@@ -377,6 +380,7 @@ pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
         a: ka,
         b: kb,
         c: kc,
+        d: kc,
         swapped,
     })
 }

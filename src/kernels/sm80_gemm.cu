@@ -13,6 +13,7 @@
 // Entry points (extern "C", one GemmParams argument by value):
 //   ferrocute_<cfg>_<am><bm>_<in>_<out>      cfg = lowercase config struct name,
 //   ferrocute_gemm_simple_<am><bm>_<in>_<out>
+//   ferrocute_stage_copy_b16, ferrocute_stage_copy_b32   (stage_copy.cuh: their own contract)
 //     am  in {k, m}: A K-major / M-major;   bm in {k, n}: B K-major / N-major
 //     in  in {bf16, f16} (A and B);          out in {bf16, f16, f32} (C and D)
 //   e.g. ferrocute_sm80_128x256x32_s4_kn_bf16_f32, ferrocute_gemm_simple_mk_f16_bf16
@@ -80,3 +81,7 @@ FC_SIMPLE_INS(k, k)
 FC_SIMPLE_INS(k, n)
 FC_SIMPLE_INS(m, k)
 FC_SIMPLE_INS(m, n)
+
+// The staging copy of operands TMA cannot read in place (sm_80 PTX like the rest of this
+// module, which every GPU the crate supports loads).
+#include "stage_copy.cuh"

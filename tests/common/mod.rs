@@ -206,6 +206,8 @@ pub struct Ran<TI, TO> {
     pub kernel: String,
     /// The cluster size it ran with (the K splits of a split-K kernel).
     pub cluster: u32,
+    /// Which of the kernel's A, B and D were staged in the workspace.
+    pub staged: [bool; 3],
 }
 
 /// Runs one case; compares with an f64 CPU reference on all (or `samples`)
@@ -252,7 +254,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
     let da = s.clone_htod(&ha).unwrap();
     let db = s.clone_htod(&hb).unwrap();
     let mut dc = s.clone_htod(&hc).unwrap();
-    let (kernel, cluster) = {
+    let (kernel, cluster, staged) = {
         let av = MatRef::new(&da, cs.m, cs.k, cs.la)
             .ld(sa.ld)
             .batched(sa.batch, sa.batch_stride);
@@ -276,7 +278,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
                 d.kernel
             );
         }
-        (d.kernel, d.cluster)
+        (d.kernel, d.cluster, d.staged)
     };
     let out: Vec<TO> = s.clone_dtoh(&dc).unwrap();
     let mut logical = vec![false; out.len()];
@@ -330,6 +332,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
         shapes: [sa, sb, sc],
         kernel,
         cluster,
+        staged,
     }
 }
 
