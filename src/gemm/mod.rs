@@ -228,7 +228,11 @@ impl Gemm {
     /// transposes). When `beta == 0`, C is not read (NaNs in C are overwritten).
     ///
     /// Errors: see [`Error`]; nothing is enqueued when an error is returned
-    /// (except cudarc's stream-ordering waits on the buffers' events).
+    /// (except cudarc's stream-ordering waits on the buffers' events, and staging copies
+    /// into the handle's own workspace when the GEMM after them fails to launch).
+    ///
+    /// Operands that TMA cannot read in place are staged (see [`Gemm::with_staging`]):
+    /// the dispatch returned then describes the workspace copies (`plan`, `staged`).
     ///
     /// ```no_run
     /// use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef};

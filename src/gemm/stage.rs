@@ -100,11 +100,11 @@ impl Stage {
     /// // A and C are 100 x 4096 column-major (ld 100: 200 bytes, not a multiple of 16).
     /// let p = plan(&GemmDesc { a: d(100, 4096, Layout::ColMajor, 0x10000),
     ///     b: d(4096, 4096, Layout::ColMajor, 0x1000000), c: d(100, 4096, Layout::ColMajor, 0x8000000),
-    ///     in_bytes: 2, out_bytes: 4 }).unwrap();
+    ///     in_bytes: 2, out_bytes: 2 }).unwrap();
     /// let s = stage(&p, Staging::Auto).unwrap();
     /// assert_eq!(s.staged(), [true, false, true]);
     /// let q = s.apply(&p, 0x40000000);
-    /// // Rows of whole 128-byte lines: ld 100 -> 128 (bf16 A), 100 -> 128 (f32 D).
+    /// // Rows of whole 128-byte lines: ld 100 -> 128 for A and D.
     /// assert_eq!((q.a.ptr, q.a.ld, q.d.ld), (0x40000000, 128, 128));
     /// assert_eq!(q.d.ptr, 0x40000000 + 128 * 4096 * 2);
     /// assert_eq!((q.b, q.c), (p.b, p.c));
