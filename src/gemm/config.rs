@@ -668,7 +668,7 @@ pub fn dispatch(
 }
 
 /// [`dispatch`] for a plan already validated by [`super::plan::plan`] (or derived from
-/// one, as [`super::stage::Stage::apply`] does).
+/// one, as [`super::Stage::apply`] does).
 ///
 /// ```
 /// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};

@@ -124,7 +124,7 @@ pub struct Plan {
     /// Kernel C, (M,N) column-major: what `beta` scales.
     pub c: KernelOperand,
     /// Kernel D, (M,N) column-major: where the kernel writes. The caller's C, or its
-    /// staged copy in the workspace ([`super::stage::Stage::apply`]).
+    /// staged copy in the workspace ([`super::Stage::apply`]).
     pub d: KernelOperand,
     /// Whether A and B were swapped (and transposed) because C was row-major.
     pub swapped: bool,
