@@ -251,21 +251,14 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
 /// The staging copies (`src/kernels/stage_copy.cuh`, entry points [`stage_copy_entry`])
 /// of operands TMA cannot read, or 16-byte stores cannot write, in place
 /// ([`super::Staging`]): 256 threads per block, the blocks of one copy striding over its
-/// rows, one grid row per copy.
+/// rows, one grid row per copy. Module and launch are the simple kernel's (sm80 module,
+/// 256 threads, no shared memory, no cluster, any alignment).
 pub static STAGE_COPY_KERNEL: KernelConfig = KernelConfig {
     name: "stage_copy",
-    module: "sm80_gemm",
     tile_m: 1,
     tile_n: 1,
     tile_k: 1,
-    threads: 256,
-    smem_bytes: 0,
-    min_arch: (8, 0),
-    align_elems: 1,
-    extent_align_elems: 1,
-    path: LaunchPath::Params,
-    grid: GridKind::Tiles2D,
-    cluster_m: 1,
+    ..SIMPLE_KERNEL
 };
 
 /// The entry point of [`STAGE_COPY_KERNEL`] for elements of `elem_bytes` bytes (2 or 4).

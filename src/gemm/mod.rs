@@ -300,7 +300,7 @@ impl Gemm {
             out_bytes: std::mem::size_of::<TO>(),
         };
         let d = config::dispatch(&desc, TI::NAME, TO::NAME, self.cc, self.sm_count)?;
-        if let Some(st) = self.stage_for::<TI, TO>(&d)? {
+        if let Some((st, mut staged)) = self.stage_for::<TI, TO>(&d)? {
             let mut lock = self.workspace.lock().unwrap_or_else(|e| e.into_inner());
             let ws = launch::workspace(&self.stream, &mut lock, st.workspace_bytes)?;
             // The guard records the workspace's write event after the copies below.
@@ -309,10 +309,8 @@ impl Gemm {
             for c in [copy_a, copy_b].iter().flatten() {
                 self.stage_copy(c)?;
             }
-            let staged = st.apply(&d.plan, base);
-            let mut d = config::dispatch_plan(staged, TI::NAME, TO::NAME, self.cc, self.sm_count)?;
-            d.staged = st.staged();
-            let d = self.enqueue::<TI, TO>(d, alpha, beta)?;
+            staged.plan = st.apply(&d.plan, base);
+            let d = self.enqueue::<TI, TO>(staged, alpha, beta)?;
             if let Some(c) = copy_d {
                 self.stage_copy(&c)?;
             }
@@ -321,34 +319,40 @@ impl Gemm {
         self.enqueue::<TI, TO>(d, alpha, beta)
     }
 
-    /// The staging of a dispatched problem: only where the copies let a TMA kernel run.
-    /// D goes through the workspace only with A or B and on the persistent tiles, whose
-    /// element-wise stores to such a C held 4100³ at 448–471 µs against 272 staged (the
-    /// split-K tiles store small Ds, where the copy's launch costs more: 100x4096x4096
-    /// TN 1.47 of cuBLAS in place, 1.20 staged; BENCHMARKS.md).
+    /// The staging of a dispatched problem, and the dispatch of the staged problem (its
+    /// plan still to be placed in the workspace): only where the copies let a TMA kernel
+    /// run. D goes through the workspace only with A or B and on the persistent tiles,
+    /// whose element-wise stores to such a C held 4100³ at 448–471 µs against 272 staged
+    /// (the split-K tiles store small Ds, where the copy's launch costs more:
+    /// 100x4096x4096 TN 1.47 of cuBLAS in place, 1.20 staged; BENCHMARKS.md).
     fn stage_for<TI: InputElem, TO: OutputElem>(
         &self,
         d: &Dispatch,
-    ) -> Result<Option<Stage>, Error> {
+    ) -> Result<Option<(Stage, Dispatch)>, Error> {
         let Some(st) = stage::stage(&d.plan, self.staging) else {
             return Ok(None);
         };
-        // Any 256-byte aligned base selects as the workspace's will; D plays no part in it.
-        let probe = config::dispatch_plan(
+        // Neither the workspace's (256-byte aligned) base nor D plays a part in the choice,
+        // so this dispatch serves once the plan is placed in the workspace.
+        let mut staged = config::dispatch_plan(
             st.apply(&d.plan, 0),
             TI::NAME,
             TO::NAME,
             self.cc,
             self.sm_count,
         )?;
-        let Some(cfg) = probe.config.filter(|c| c.path.tma()) else {
+        let Some(cfg) = staged.config.filter(|c| c.path.tma()) else {
             return Ok(None);
         };
-        if cfg.grid == config::GridKind::Persistent {
-            Ok(st.without_d().map(|_| st))
-        } else {
-            Ok(st.without_d())
-        }
+        let keep_d = cfg.grid == config::GridKind::Persistent;
+        let Some(st) = st
+            .without_d()
+            .map(|without| if keep_d { st } else { without })
+        else {
+            return Ok(None);
+        };
+        staged.staged = st.staged();
+        Ok(Some((st, staged)))
     }
 
     /// Enqueues one staging copy.

@@ -1,8 +1,9 @@
-//! Staging: A or B copied into the handle's workspace with a 16-byte aligned leading
-//! dimension, so that the Hopper TMA kernels can read an operand whose base, leading
-//! dimension or batch stride is not a multiple of 16 bytes (an odd vocabulary size, a
-//! 100-row M-major A). Without it such operands take the Ampere-class tile with 8- or
-//! 2-byte reads, at 0.3–0.8 of cuBLAS on an H100 (BENCHMARKS.md).
+//! Staging: A or B copied into the handle's workspace with rows on 128-byte lines, so
+//! that the Hopper TMA kernels can read an operand whose base, leading dimension or batch
+//! stride is not a multiple of 16 bytes (an odd vocabulary size, a 100-row M-major A), and
+//! D written there for a C that cannot take 16-byte stores. Without it such operands take
+//! the Ampere-class tile with 8-byte or element reads, at 0.18–0.90 of cuBLAS on an H100
+//! (BENCHMARKS.md).
 //!
 //! A pure function of the plan, testable without a GPU: [`stage`] says what to copy and
 //! how large the workspace must be, [`Stage::apply`] rewrites the plan to read the copies.
@@ -21,7 +22,7 @@ pub enum Staging {
     /// and the kernels' element-wise stores, and no workspace is allocated.
     Never,
     /// Whenever the copies let a TMA kernel run (default). Measured on an H100 from
-    /// m = 1 to 8200, every staged problem ran 1.6–3.9x faster than in place
+    /// m = 1 to 8200, every staged problem ran 1.8–4.1x faster than in place
     /// (BENCHMARKS.md).
     #[default]
     Auto,
