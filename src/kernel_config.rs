@@ -460,8 +460,8 @@ pub const fn sm90_check(shape: &Sm90Shape, atom_k: &Value, atom_mn: &Value) -> V
         "kernel config: the cooperative schedules need BM = 128 (2 consumer warpgroups x 64 rows)"
     );
     assert!(
-        schedule != 1 || ((bm == 64 || bm == 128) && (bm * bn <= 128 * 128 || (bm == 64 && bn <= 256))),
-        "kernel config: a pingpong warpgroup owns a whole tile: BM = 64 or 128 and at most 128x128 or 64x256 accumulators"
+        schedule != 1 || ((bm == 64 || bm == 128) && (bm * bn <= 128 * 192 || (bm == 64 && bn <= 256))),
+        "kernel config: a pingpong warpgroup owns a whole tile: BM = 64 or 128 and at most 128x192 or 64x256 accumulators"
     );
     assert!(
         bn % 64 == 0 && bn >= 64 && bn <= 256,
@@ -594,6 +594,16 @@ sm90_config!(
 );
 
 sm90_config!(
+    /// 128x192x64, 4 stages, pingpong: 0.83x the L2 bytes per flop of the 128x128 tile, and
+    /// two thirds as many tiles, which the dispatcher weighs against the others' waves
+    /// ([`crate::gemm::config::PERSISTENT_KERNELS`]). Its warpgroup holds 192 accumulators per
+    /// thread within the 232 registers it is given; ptxas spills a few of the epilogue's
+    /// addresses, none in the main loop.
+    Sm90_128x192x64S4Pp, "sm90_128x192x64_s4_pp", "Sm90Cfg_128x192x64_s4_pp",
+    [128, 192, 64], 4, 1, 1
+);
+
+sm90_config!(
     /// 128x256x64, 3 stages, cooperative with a staged epilogue (the tile's 64 KiB of 16-bit
     /// output costs the fourth stage): the long-K tile until D went out by TMA, now 1-2%
     /// slower than the 4-stage one; reachable with `FERROCUTE_KERNEL` (BENCHMARKS.md).
@@ -622,6 +632,7 @@ pub fn render_sm90_header() -> String {
             entry::<Sm90_128x128x64S6Pp>(),
             entry::<Sm90_128x256x64S4C2>(),
             entry::<Sm90_128x256x64S4Coop>(),
+            entry::<Sm90_128x192x64S4Pp>(),
             entry::<Sm90_128x256x64S3St>(),
             entry::<Sm90_128x256x64S4St2>(),
         ],

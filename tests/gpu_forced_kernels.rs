@@ -1,7 +1,7 @@
-//! Hopper kernels that the dispatcher chooses rarely (the 4-stage cooperative 128x256 tile,
-//! for `k >= 4096` only; the 64-row split-K tiles, for small M only) or never (the 128x256
-//! tiles with 2-CTA multicast clusters or the staged epilogue; BENCHMARKS.md says why) are
-//! checked on small shapes
+//! Hopper kernels that the dispatcher chooses only where their waves beat the 128x128
+//! tile's (the pingpong 128x192 and the 4-stage cooperative 128x256 tiles), for small M
+//! only (the 64-row split-K tiles) or never (the 128x256 tiles with 2-CTA multicast
+//! clusters or the staged epilogue; BENCHMARKS.md says why) are checked on small shapes
 //! with every edge by forcing them with `FERROCUTE_KERNEL` (and, for split-K tiles, the
 //! cluster size with `FERROCUTE_SPLIT_K`), which are read once per process: the parent test
 //! runs this binary once per kernel, as children with the variables set running side by side,
@@ -15,7 +15,8 @@ mod common;
 use common::*;
 
 /// (kernel, K splits or "" for the dispatcher's choice).
-const KERNELS: [(&str, &str); 8] = [
+const KERNELS: [(&str, &str); 9] = [
+    ("sm90_128x192x64_s4_pp", ""),
     ("sm90_128x256x64_s4_coop_c2", ""),
     ("sm90_128x256x64_s4_coop", ""),
     ("sm90_128x256x64_s3_st", ""),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cudarc::cublas::{sys as blas_sys, CudaBlas};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
-use ferrocute::gemm::config::{dispatch, grid_dims, select, SIMPLE_KERNEL};
+use ferrocute::gemm::config::{dispatch, grid_dims, select, GridKind, SIMPLE_KERNEL};
 use ferrocute::gemm::{
     plan, Error, Gemm, GemmDesc, InputElem, Layout, MatMut, MatRef, MatShape, Operand, OutputElem,
     Staging,
@@ -270,21 +270,30 @@ fn kernel_names() {
     // fills the GPU, else small tiles.
     let ds = dispatch(&desc(2048, 2048, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16");
-    // Long K: the cooperative 128x256 tile, where its tiles fill the GPU; 2048x2048 gives
-    // 128 such tiles for 132 SMs, so the pingpong tile.
-    for ((m, k), tile) in [
-        ((4096, 4096), "128x256x64_s4_coop"),
-        ((4096, 8192), "128x256x64_s4_coop"),
-        ((4096, 4088), "128x128x64_s6_pp"),
-        ((2048, 8192), "128x128x64_s6_pp"),
+    // Where the tiles fill the GPU, the one whose waves cost least: tiles per SM (rounded
+    // up) x tile area x the tile's measured cost per unit (the 128x256 tile from K = 4096).
+    for ((m, n, k), tile) in [
+        // 8 units: 4 of 128x256 (cheapest per unit) against 8 of 128x128, 6 of 128x192
+        ((4096, 4096, 4096), "128x256x64_s4_coop"),
+        ((4096, 4096, 8192), "128x256x64_s4_coop"),
+        // 128 tiles of 128x256, one per SM (2 units) against 2 of 128x128
+        ((2048, 2048, 8192), "128x256x64_s4_coop"),
+        // K below 4096: 8 tiles of 128x128 against 6 of 128x192 (9 units)
+        ((4096, 4096, 4088), "128x128x64_s6_pp"),
+        ((2048, 2048, 2048), "128x128x64_s6_pp"),
+        // 3072³: 5 tiles of 128x128 per SM against 3 of 128x192 (4.5 units)
+        ((3072, 3072, 3072), "128x192x64_s4_pp"),
+        // 8192³: 32 units of 128x128 or 128x256 against 21 tiles of 128x192 (31.5)
+        ((8192, 8192, 8192), "128x192x64_s4_pp"),
+        ((8192, 8192, 1024), "128x192x64_s4_pp"),
     ] {
-        let mut d = desc(m, m, k);
+        let mut d = desc(m, n, k);
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
         let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
         assert_eq!(
             ds.kernel,
             format!("ferrocute_sm90_{tile}_kk_bf16_bf16"),
-            "{m}x{m}x{k}"
+            "{m}x{n}x{k}"
         );
     }
     let ds = dispatch(&desc(256, 256, 64), "bf16", "bf16", (9, 0), 132).unwrap();
@@ -317,7 +326,12 @@ fn kernel_names() {
     let mut d = desc(17, 128 * 65536, 64);
     (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
-    assert_eq!(ds.kernel, "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16");
+    assert_eq!(
+        ds.config.unwrap().grid,
+        GridKind::Persistent,
+        "{}",
+        ds.kernel
+    );
     // m <= 16, K-major A and B, k % 8 == 0, B up to 32 Mi elements: B streams through
     // registers, one CTA per 16 rows of N (grid.x, so any N); 8 warps per CTA once the CTAs
     // fill the SMs, else 16.

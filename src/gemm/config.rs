@@ -10,8 +10,8 @@ use super::plan::{GemmDesc, Plan};
 use crate::kernel_config::{
     Skinny16W16, Skinny16W8, SkinnyConfig, Sm80Config, Sm80_128x128x32S3, Sm80_128x128x32S3V1,
     Sm80_128x128x32S3V4, Sm80_128x256x32S4, Sm80_64x64x32S3, Sm90Config, Sm90_128x128x64S6Pp,
-    Sm90_128x256x64S3St, Sm90_128x256x64S4C2, Sm90_128x256x64S4Coop, Sm90_128x256x64S4St2,
-    SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
+    Sm90_128x192x64S4Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4C2, Sm90_128x256x64S4Coop,
+    Sm90_128x256x64S4St2, SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
 };
 
 /// How a kernel takes its arguments.
@@ -205,17 +205,107 @@ pub static SMALL_M_KERNELS: &[KernelConfig] = &[
     splitk::<SplitK64x128x64S9>(),
 ];
 
-/// Kernels for long K (`k >= LONG_K`), used where their tiles fill every SM: the
-/// cooperative 128x256 tile with 4 stages, which moves 0.75x the L2 bytes per flop of the
-/// pingpong 128x128 tile and pays on a power-capped GPU once the main loop is long; its
-/// consumers hand each tile's D to the TMA and start the next tile (BENCHMARKS.md).
-pub static LONG_K_KERNELS: &[KernelConfig] = &[sm90::<Sm90_128x256x64S4Coop>()];
+/// A persistent Hopper tile as the dispatcher weighs it: the time of a problem is taken as
+/// the tiles each SM runs (`ceil(tiles / SMs)`) times the tile's area times `cost`, the
+/// measured time per 128x128 tile's worth of work relative to the pingpong 128x128 tile, in
+/// thousandths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Weighed {
+    /// The kernel.
+    pub config: KernelConfig,
+    /// Relative time per unit of tile area, in thousandths.
+    pub cost: u64,
+    /// The kernel is weighed only from this K on.
+    pub min_k: i32,
+}
 
-/// The K from which [`LONG_K_KERNELS`] are preferred.
+/// The persistent Hopper tiles, weighed against each other for every problem that fills
+/// the GPU (first wins a tie). Measured on an H100 (BENCHMARKS.md):
+/// - the cooperative 128x256 tile with 4 stages moves 0.75x the L2 bytes per flop of the
+///   pingpong 128x128 tile and pays on a power-capped GPU once the main loop is long
+///   (`k >= LONG_K`); its consumers hand each tile's D to the TMA and start the next tile;
+/// - the pingpong 128x192 tile moves 0.83x the bytes, 3-9% faster than the 128x128 tile at
+///   8192x8192x1024 and 6144x6144x2048, where both run the same number of waves, and its
+///   tiles quantise differently: 3072³ runs 384 of them, 2.9 per SM, against 576 128x128
+///   tiles, 4.4 per SM (0.89 -> 0.96-1.00 of cuBLAS), 1536³ 96 against 144 (0.69-0.74 ->
+///   0.80-0.90); it also beats the 128x256 tile at 8192³ (1.01-1.04 against 0.98-1.01);
+/// - the pingpong 128x128 tile, with the finest grain, wins where the others would leave a
+///   wave part-empty (2048³: 2 tiles per SM against 2 of 1.5 the size).
+pub static PERSISTENT_KERNELS: &[Weighed] = &[
+    Weighed {
+        config: sm90::<Sm90_128x256x64S4Coop>(),
+        cost: 960,
+        min_k: LONG_K,
+    },
+    Weighed {
+        config: sm90::<Sm90_128x192x64S4Pp>(),
+        cost: 970,
+        min_k: 1,
+    },
+    Weighed {
+        config: sm90::<Sm90_128x128x64S6Pp>(),
+        cost: 1000,
+        min_k: 1,
+    },
+];
+
+/// The K from which the cooperative 128x256 tile is weighed ([`PERSISTENT_KERNELS`]).
 pub const LONG_K: i32 = 4096;
 
+/// The entry of [`PERSISTENT_KERNELS`] that the weighing picks for `plan`, among those
+/// `eligible`, when the smallest tile gives every SM one; `None` otherwise.
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
+/// use ferrocute::gemm::config::best_persistent;
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let pick = |m: usize, n: usize, k: usize| {
+///     let desc = GemmDesc { a: d(m, k, Layout::RowMajor, 1 << 36), b: d(k, n, Layout::ColMajor, 2 << 36),
+///         c: d(m, n, Layout::ColMajor, 3 << 36), in_bytes: 2, out_bytes: 2 };
+///     best_persistent(&plan(&desc).unwrap(), |_| true, 132).map(|c| c.name)
+/// };
+/// // 3072³: 576 128x128 tiles are 5 per SM; 384 128x192 tiles are 3 (4.5 units).
+/// assert_eq!(pick(3072, 3072, 3072), Some("sm90_128x192x64_s4_pp"));
+/// // 2048³: 256 128x128 tiles are 2 per SM; 176 128x192 tiles are 2 (3 units).
+/// assert_eq!(pick(2048, 2048, 2048), Some("sm90_128x128x64_s6_pp"));
+/// // 4096³: 512 128x256 tiles are 4 per SM (8 units), cheaper per unit than 8 of 128x128.
+/// assert_eq!(pick(4096, 4096, 4096), Some("sm90_128x256x64_s4_coop"));
+/// // 64 tiles for 132 SMs: not this table's problem.
+/// assert_eq!(pick(1024, 1024, 1024), None);
+/// ```
+pub fn best_persistent(
+    plan: &Plan,
+    eligible: impl Fn(&KernelConfig) -> bool,
+    sm_count: u32,
+) -> Option<&'static KernelConfig> {
+    let sms = sm_count.max(1) as u64;
+    let tiles = |c: &KernelConfig| {
+        (plan.m.max(0) as u64).div_ceil(c.tile_m.max(1) as u64)
+            * (plan.n.max(0) as u64).div_ceil(c.tile_n.max(1) as u64)
+            * plan.batch.max(1) as u64
+    };
+    let candidates = PERSISTENT_KERNELS
+        .iter()
+        .filter(|w| plan.k >= w.min_k && eligible(&w.config));
+    // Only problems whose finest tile fills every SM: fewer tiles go to the small tiles.
+    if candidates.clone().map(|w| tiles(&w.config)).max()? < sms {
+        return None;
+    }
+    let time = |w: &Weighed| {
+        let area = (w.config.tile_m * w.config.tile_n) as u64;
+        tiles(&w.config).div_ceil(sms) * area * w.cost
+    };
+    let mut best: Option<&Weighed> = None;
+    for w in candidates {
+        if best.is_none_or(|b| time(w) < time(b)) {
+            best = Some(w);
+        }
+    }
+    best.map(|w| &w.config)
+}
+
 /// Fast kernels, in order of preference (largest tile first). Three Hopper 128x256 tiles
-/// never come first, as they measured no faster than the dispatched long-K tile: with 2-CTA
+/// never come first, as they measured no faster than the weighed cooperative tile: with 2-CTA
 /// clusters (TMA multicast of B), and with the staged epilogue (3 stages, or 4 with the
 /// staging in two halves); they are there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
 pub static FAST_KERNELS: &[KernelConfig] = &[
@@ -403,10 +493,11 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 /// [`SKINNY_KERNELS`] entry wins (the 8-warp one when its CTAs fill every SM, else the
 /// 16-warp one). For `m <= 128` the first eligible [`SMALL_M_KERNELS`] entry whose tile
 /// holds all of M wins; when the preferred fast tile would fill under half the SMs, the last
-/// eligible one. For `k >= LONG_K` the first eligible [`LONG_K_KERNELS`] entry whose
-/// tiles fill every SM wins. Otherwise the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
-/// elsewhere) is used; within it the first (largest) tile that yields at least one block
-/// per SM wins, else the one with the most blocks. Otherwise the simple kernel.
+/// eligible one. Where the Hopper tiles fill every SM, [`best_persistent`] weighs
+/// [`PERSISTENT_KERNELS`]. Otherwise the first eligible kernel's family (its PTX module: the
+/// TMA kernels on Hopper, the Ampere-class ones elsewhere) is used; within it the first
+/// (largest) tile that yields at least one block per SM wins, else the one with the most
+/// blocks. Otherwise the simple kernel.
 ///
 /// ```
 /// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
@@ -463,11 +554,8 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
                 return Ok(small);
             }
         }
-        if plan.k >= LONG_K {
-            let full_wave = |c: &&KernelConfig| tiles(c) >= sm_count as u64;
-            if let Some(cfg) = LONG_K_KERNELS.iter().filter(eligible).find(full_wave) {
-                return Ok(cfg);
-            }
+        if let Some(cfg) = best_persistent(plan, |c| eligible(&c), sm_count) {
+            return Ok(cfg);
         }
         // The best kernel family for this GPU (the table lists the fastest first), then
         // within it the largest tile that still gives every SM a block.
@@ -569,7 +657,7 @@ fn forced_kernel() -> Option<&'static KernelConfig> {
         SKINNY_KERNELS
             .iter()
             .chain(SMALL_M_KERNELS)
-            .chain(LONG_K_KERNELS)
+            .chain(PERSISTENT_KERNELS.iter().map(|w| &w.config))
             .chain(FAST_KERNELS)
             .find(|c| c.name == name)
     })

@@ -41,7 +41,7 @@
 //                                             //     split each tile (64 rows each)
 //                                             // 1 = pingpong: BM in {64,128}; each consumer WG
 //                                             //     owns whole tiles (alternate tiles), BM*BN <=
-//                                             //     16384 or BM=64,BN=256; epilogue of one WG
+//                                             //     24576 or BM=64,BN=256; epilogue of one WG
 //                                             //     overlaps the mainloop of the other
 //                                             // 2 = cooperative, staged epilogue: as 0, plus
 //                                             //     BM*BN*2/StageParts + 8*32 bytes of staging
@@ -678,8 +678,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                 "Schedule: 0 cooperative, 1 pingpong, 2 cooperative with a staged epilogue");
   static_assert(kPingpong || BM == 128, "cooperative schedule: BM must be 128 (2 consumer WGs x 64)");
   static_assert(!kPingpong || BM == 64 || BM == 128, "pingpong schedule: BM must be 64 or 128");
-  static_assert(!kPingpong || BM * BN <= 128 * 128 || (BM == 64 && BN <= 256),
-                "pingpong: one warpgroup holds the whole BMxBN accumulator (<= 128 regs/thread)");
+  static_assert(!kPingpong || BM * BN <= 128 * 192 || (BM == 64 && BN <= 256),
+                "pingpong: one warpgroup holds the whole BMxBN accumulator (<= 192 regs/thread)");
   static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "BN must be 64..256, multiple of 64");
   static_assert(BK % 64 == 0, "BK must be a multiple of 64");
   static_assert(EpiN % 8 == 0 && BN % EpiN == 0 && (8 * EpiN) % 128 == 0, "bad EpiN");
