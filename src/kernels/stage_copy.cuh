@@ -31,21 +31,45 @@ struct StageCopyParams {
   int64_t dst_step;
 };
 
-// Whether every row of every copy starts on a 16-byte boundary.
+// The widest access, 16, 8 or 4 bytes or one element, at which every row of every copy
+// starts: a C whose rows are 8 bytes apart is written 8 bytes at a time, not by element.
 template <class T>
-__device__ __forceinline__ bool rows_aligned(const void* base, int64_t ld, int64_t step) {
-  return ((reinterpret_cast<uintptr_t>(base) | uint64_t(ld * int64_t(sizeof(T))) |
-           uint64_t(step * int64_t(sizeof(T)))) & 15) == 0;
+__device__ __forceinline__ int row_access(const void* base, int64_t ld, int64_t step) {
+  const uint64_t bits = reinterpret_cast<uintptr_t>(base) | uint64_t(ld * int64_t(sizeof(T))) |
+                        uint64_t(step * int64_t(sizeof(T)));
+  return (bits & 15) == 0 ? 16 : (bits & 7) == 0 ? 8 : (bits & 3) == 0 ? 4 : int(sizeof(T));
 }
 
-// Each thread moves one 16-byte piece of a row (16 / sizeof(T) elements): one vector
-// access on a side whose rows are 16-byte aligned, else one access per element (a warp's
-// 32 pieces are 512 contiguous bytes, so L1 merges the element loads into whole lines).
+template <int W> struct Access;
+template <> struct Access<16> { using type = uint4; };
+template <> struct Access<8> { using type = uint2; };
+template <> struct Access<4> { using type = uint32_t; };
+template <> struct Access<2> { using type = uint16_t; };
+
+// One 16-byte piece in accesses of W bytes; `from` and `to` are W-byte aligned.
+template <int W>
+__device__ __forceinline__ void load_piece(const void* from, void* to) {
+  using V = typename Access<W>::type;
+#pragma unroll
+  for (int j = 0; j < 16 / W; ++j)
+    static_cast<V*>(to)[j] = __ldg(static_cast<const V*>(from) + j);
+}
+
+template <int W>
+__device__ __forceinline__ void store_piece(const void* from, void* to) {
+  using V = typename Access<W>::type;
+#pragma unroll
+  for (int j = 0; j < 16 / W; ++j) static_cast<V*>(to)[j] = static_cast<const V*>(from)[j];
+}
+
+// Each thread moves one 16-byte piece of a row (16 / sizeof(T) elements) with the widest
+// accesses each side's row starts allow (a warp's 32 pieces are 512 contiguous bytes, so
+// L1 merges narrow loads into whole lines); a row's last, partial piece goes by element.
 template <class T>
 __device__ __forceinline__ void stage_copy(StageCopyParams const& p) {
   constexpr int E = 16 / int(sizeof(T));
-  const bool src_vec = rows_aligned<T>(p.src, p.src_ld, p.src_step);
-  const bool dst_vec = rows_aligned<T>(p.dst, p.dst_ld, p.dst_step);
+  const int src_w = row_access<T>(p.src, p.src_ld, p.src_step);
+  const int dst_w = row_access<T>(p.dst, p.dst_ld, p.dst_step);
   const int64_t pieces = (p.width + E - 1) / E;
   const int64_t total = pieces * p.height;
   const T* src = static_cast<const T*>(p.src) + int64_t(blockIdx.y) * p.src_step;
@@ -56,20 +80,24 @@ __device__ __forceinline__ void stage_copy(StageCopyParams const& p) {
     const int64_t c0 = (i - row * pieces) * E;
     const T* s = src + row * p.src_ld + c0;
     T* d = dst + row * p.dst_ld + c0;
-    const bool whole = c0 + E <= p.width;
     alignas(16) T v[E];
-    if (whole && src_vec) {
-      *reinterpret_cast<uint4*>(v) = __ldg(reinterpret_cast<const uint4*>(s));
-    } else {
-#pragma unroll
-      for (int j = 0; j < E; ++j) v[j] = c0 + j < p.width ? __ldg(s + j) : T(0);
-    }
-    if (whole && dst_vec) {
-      *reinterpret_cast<uint4*>(d) = *reinterpret_cast<const uint4*>(v);
+    if (c0 + E <= p.width) {
+      switch (src_w) {
+        case 16: load_piece<16>(s, v); break;
+        case 8: load_piece<8>(s, v); break;
+        case 4: load_piece<4>(s, v); break;
+        default: load_piece<int(sizeof(T))>(s, v);
+      }
+      switch (dst_w) {
+        case 16: store_piece<16>(v, d); break;
+        case 8: store_piece<8>(v, d); break;
+        case 4: store_piece<4>(v, d); break;
+        default: store_piece<int(sizeof(T))>(v, d);
+      }
     } else {
 #pragma unroll
       for (int j = 0; j < E; ++j)
-        if (c0 + j < p.width) d[j] = v[j];
+        if (c0 + j < p.width) d[j] = __ldg(s + j);
     }
   }
 }
