@@ -586,9 +586,10 @@ sm90_config!(
 
 sm90_config!(
     /// 128x256x64, 4 stages, cooperative, no cluster: each consumer warpgroup hands its 64
-    /// rows of D to the TMA through a ring of two 8 KiB boxes. Dispatched for `k >= 4096`,
-    /// where it measured 1-2% faster than the 3-stage staged tile; raster groups of 16
-    /// M-tiles read cuBLAS's DRAM bytes and gained about 1% more (BENCHMARKS.md).
+    /// rows of D to the TMA through a ring of two 8 KiB boxes. Weighed from `k >= 4096`
+    /// (`PERSISTENT_KERNELS`), where it measured 1-2% faster than the 3-stage staged tile;
+    /// raster groups of 16 M-tiles read cuBLAS's DRAM bytes and gained about 1% more
+    /// (BENCHMARKS.md).
     Sm90_128x256x64S4Coop, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
     [128, 256, 64], 4, 0, 1, raster = 16
 );

@@ -196,7 +196,7 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
 /// per SM, else the 16-warp one (twice the loads in flight per CTA).
 pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>(), skinny::<Skinny16W16>()];
 
-/// Kernels for small problems: `m <= 128`, or under half a wave of the large Hopper tile.
+/// Kernels for small problems: `m <= 128`, or under half a wave of the 128x128 Hopper tile.
 /// First the 64-row tiles, smallest M first: for `m <= 128` the first that holds all of M
 /// wins, so each N tile reads B once. Last the 128-row tile, for problems with more M.
 pub static SMALL_M_KERNELS: &[KernelConfig] = &[
@@ -225,10 +225,11 @@ pub struct Weighed {
 ///   pingpong 128x128 tile and pays on a power-capped GPU once the main loop is long
 ///   (`k >= LONG_K`); its consumers hand each tile's D to the TMA and start the next tile;
 /// - the pingpong 128x192 tile moves 0.83x the bytes, 3-9% faster than the 128x128 tile at
-///   8192x8192x1024 and 6144x6144x2048, where both run the same number of waves, and its
-///   tiles quantise differently: 3072³ runs 384 of them, 2.9 per SM, against 576 128x128
-///   tiles, 4.4 per SM (0.89 -> 0.96-1.00 of cuBLAS), 1536³ 96 against 144 (0.69-0.74 ->
-///   0.80-0.90); it also beats the 128x256 tile at 8192³ (1.01-1.04 against 0.98-1.01);
+///   8192x8192x1024 and 6144x6144x2048, where both put about the same tile area on each SM,
+///   and its tiles quantise differently: 3072³ runs 384 of them, 2.9 per SM, against 576
+///   128x128 tiles, 4.4 per SM (0.89 -> 0.96-0.99 of cuBLAS), 1536³ 96 against 144
+///   (0.68-0.76 -> 0.80-0.90); it also beats the 128x256 tile at 8192³ (1.01-1.04 against
+///   0.98-1.01);
 /// - the pingpong 128x128 tile, with the finest grain, wins where the others would leave a
 ///   wave part-empty (2048³: 2 tiles per SM against 2 of 1.5 the size).
 pub static PERSISTENT_KERNELS: &[Weighed] = &[
@@ -272,6 +273,9 @@ pub const LONG_K: i32 = 4096;
 /// assert_eq!(pick(4096, 4096, 4096), Some("sm90_128x256x64_s4_coop"));
 /// // 64 tiles for 132 SMs: not this table's problem.
 /// assert_eq!(pick(1024, 1024, 1024), None);
+/// // 2^62 elements of C (described, never allocated): weighed without overflow.
+/// let big = (1usize << 31) - 1;
+/// assert_eq!(pick(big, big, 1), Some("sm90_128x192x64_s4_pp"));
 /// ```
 pub fn best_persistent(
     plan: &Plan,
@@ -293,7 +297,11 @@ pub fn best_persistent(
     }
     let time = |w: &Weighed| {
         let area = (w.config.tile_m * w.config.tile_n) as u64;
-        tiles(&w.config).div_ceil(sms) * area * w.cost
+        // Saturating: a described (never allocated) problem may have 2^62 elements.
+        tiles(&w.config)
+            .div_ceil(sms)
+            .saturating_mul(area)
+            .saturating_mul(w.cost)
     };
     let mut best: Option<&Weighed> = None;
     for w in candidates {
@@ -304,8 +312,9 @@ pub fn best_persistent(
     best.map(|w| &w.config)
 }
 
-/// Fast kernels, in order of preference (largest tile first). Three Hopper 128x256 tiles
-/// never come first, as they measured no faster than the weighed cooperative tile: with 2-CTA
+/// Fast kernels, in order of preference: the Hopper 128x128 tile, then three Hopper 128x256
+/// tiles that never come first, as they measured no faster than the weighed cooperative
+/// tile ([`PERSISTENT_KERNELS`]): with 2-CTA
 /// clusters (TMA multicast of B), and with the staged epilogue (3 stages, or 4 with the
 /// staging in two halves); they are there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
 pub static FAST_KERNELS: &[KernelConfig] = &[
@@ -496,8 +505,8 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 /// eligible one. Where the Hopper tiles fill every SM, [`best_persistent`] weighs
 /// [`PERSISTENT_KERNELS`]. Otherwise the first eligible kernel's family (its PTX module: the
 /// TMA kernels on Hopper, the Ampere-class ones elsewhere) is used; within it the first
-/// (largest) tile that yields at least one block per SM wins, else the one with the most
-/// blocks. Otherwise the simple kernel.
+/// tile in table order that yields at least one block per SM wins, else the one with the
+/// most blocks. Otherwise the simple kernel.
 ///
 /// ```
 /// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
@@ -537,7 +546,7 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
             });
         }
         let first = FAST_KERNELS.iter().find(eligible);
-        // Small M, or under half a wave of the largest tile: small tiles (and, for long K,
+        // Small M, or under half a wave of the 128x128 tile: small tiles (and, for long K,
         // a K split) instead of idle SMs.
         let mut small_m = SMALL_M_KERNELS.iter().filter(eligible);
         let small = if plan.m <= 128 {
@@ -558,7 +567,7 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
             return Ok(cfg);
         }
         // The best kernel family for this GPU (the table lists the fastest first), then
-        // within it the largest tile that still gives every SM a block.
+        // within it the first tile (largest first) that still gives every SM a block.
         if let Some(first) = first {
             let mut best: Option<(&'static KernelConfig, u64)> = None;
             for cfg in FAST_KERNELS
