@@ -537,8 +537,9 @@ fn misaligned_cases(shapes: &[(usize, usize, usize, usize)]) -> Vec<(usize, Case
 }
 
 /// Leading dimensions that are not multiples of 8 (odd, 2 and 4 mod 8) in every operand
-/// layout, read in place, take the Ampere-class tiles with 8-byte or element reads (never the simple kernel), over
-/// several k-tiles with edges in every mode; every element against the f64 reference.
+/// layout, read in place, take the Ampere-class tiles with 8-byte or element reads (never
+/// the simple kernel), over several k-tiles with edges in every mode; every element
+/// against the f64 reference.
 #[test]
 fn gpu_unaligned_leading_dimensions() {
     let Some(g) = gpu() else { return };

@@ -253,6 +253,13 @@ pub static PERSISTENT_KERNELS: &[Weighed] = &[
 /// The K from which the cooperative 128x256 tile is weighed ([`PERSISTENT_KERNELS`]).
 pub const LONG_K: i32 = 4096;
 
+/// Output tiles of `c` over all of `plan`'s batches.
+fn tile_count(plan: &Plan, c: &KernelConfig) -> u64 {
+    (plan.m.max(0) as u64).div_ceil(c.tile_m.max(1) as u64)
+        * (plan.n.max(0) as u64).div_ceil(c.tile_n.max(1) as u64)
+        * plan.batch.max(1) as u64
+}
+
 /// The entry of [`PERSISTENT_KERNELS`] that the weighing picks for `plan`, among those
 /// `eligible`, when the smallest tile gives every SM one; `None` otherwise.
 ///
@@ -283,11 +290,7 @@ pub fn best_persistent(
     sm_count: u32,
 ) -> Option<&'static KernelConfig> {
     let sms = sm_count.max(1) as u64;
-    let tiles = |c: &KernelConfig| {
-        (plan.m.max(0) as u64).div_ceil(c.tile_m.max(1) as u64)
-            * (plan.n.max(0) as u64).div_ceil(c.tile_n.max(1) as u64)
-            * plan.batch.max(1) as u64
-    };
+    let tiles = |c: &KernelConfig| tile_count(plan, c);
     let candidates = PERSISTENT_KERNELS
         .iter()
         .filter(|w| plan.k >= w.min_k && eligible(&w.config));
@@ -532,11 +535,7 @@ pub fn select(plan: &Plan, cc: (i32, i32), sm_count: u32) -> Result<&'static Ker
         if let Some(cfg) = forced_kernel().filter(eligible) {
             return Ok(cfg);
         }
-        let tiles = |c: &KernelConfig| {
-            (plan.m as u64).div_ceil(c.tile_m.max(1) as u64)
-                * (plan.n as u64).div_ceil(c.tile_n.max(1) as u64)
-                * plan.batch.max(1) as u64
-        };
+        let tiles = |c: &KernelConfig| tile_count(plan, c);
         let mut skinny = SKINNY_KERNELS.iter().filter(eligible);
         if let Some(first) = skinny.next() {
             return Ok(if tiles(first) >= sm_count as u64 {

@@ -344,12 +344,14 @@ impl Gemm {
         let Some(cfg) = staged.config.filter(|c| c.path.tma()) else {
             return Ok(None);
         };
-        let keep_d = cfg.grid == config::GridKind::Persistent;
-        let Some(st) = st
-            .without_d()
-            .map(|without| if keep_d { st } else { without })
-        else {
+        // D alone is never staged: without A or B the in-place kernel is kept.
+        let Some(without_d) = st.without_d() else {
             return Ok(None);
+        };
+        let st = if cfg.grid == config::GridKind::Persistent {
+            st
+        } else {
+            without_d
         };
         staged.staged = st.staged();
         Ok(Some((st, staged)))
