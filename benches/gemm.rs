@@ -280,7 +280,7 @@ fn ours(g: &Gemm, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<Di
     )?)
 }
 
-/// The kernel a call ran, with its K split or cluster.
+/// The kernel a call ran, with its K split, cluster or tail split.
 fn describe(d: &Dispatch) -> String {
     let name = d.kernel.trim_start_matches("ferrocute_").to_string();
     let split = d.config.is_some_and(|c| c.grid == GridKind::SplitK);
@@ -288,6 +288,10 @@ fn describe(d: &Dispatch) -> String {
         (1, _) => name,
         (c, true) => format!("{name} split-K {c}"),
         (c, false) => format!("{name} cluster {c}"),
+    };
+    let name = match d.tail {
+        t if t.splits == 0 => name,
+        t => format!("{name} tail {}x{}", t.tiles, t.splits),
     };
     let staged: Vec<&str> = ["A", "B", "D"]
         .into_iter()

@@ -5,8 +5,12 @@
 //! with every edge by forcing them with `FERROCUTE_KERNEL` (and, for split-K tiles, the
 //! cluster size with `FERROCUTE_SPLIT_K`), which are read once per process: the parent test
 //! runs this binary once per kernel, as children with the variables set running side by side,
-//! and each child checks its kernel like the dispatched ones.
+//! and each child checks its kernel like the dispatched ones. `FERROCUTE_TAIL_SPLIT=1` makes
+//! the persistent tiles split every case's part-empty last round into as many parts as the
+//! CTAs allow (down to one k-block a part: 7x9x64 has one tile of one k-block, 129x200x300
+//! five k-blocks in up to five parts), and shows that a cluster kernel ignores it.
 
+use ferrocute::gemm::config::TailSplit;
 use ferrocute::gemm::Layout;
 use half::{bf16, f16};
 use std::process::{Command, Stdio};
@@ -14,17 +18,21 @@ use std::process::{Command, Stdio};
 mod common;
 use common::*;
 
-/// (kernel, K splits or "" for the dispatcher's choice).
-const KERNELS: [(&str, &str); 9] = [
-    ("sm90_128x192x64_s4_pp", ""),
-    ("sm90_128x256x64_s4_coop_c2", ""),
-    ("sm90_128x256x64_s4_coop", ""),
-    ("sm90_128x256x64_s3_st", ""),
-    ("sm90_128x256x64_s4_st2", ""),
-    ("sm90_splitk_64x64x64_s13", "1"),
-    ("sm90_splitk_64x64x64_s13", "8"),
-    ("sm90_splitk_128x64x64_s9", "2"),
-    ("sm90_splitk_128x64x64_s9", "4"),
+/// (kernel, K splits or "" for the dispatcher's choice, tail split forced on ("1"), off
+/// ("0") or "" for the dispatcher's choice).
+const KERNELS: [(&str, &str, &str); 12] = [
+    ("sm90_128x192x64_s4_pp", "", "0"),
+    ("sm90_128x192x64_s4_pp", "", "1"),
+    ("sm90_128x256x64_s4_coop_c2", "", "1"),
+    ("sm90_128x256x64_s4_coop", "", "0"),
+    ("sm90_128x256x64_s4_coop", "", "1"),
+    ("sm90_128x256x64_s3_st", "", ""),
+    ("sm90_128x256x64_s4_st2", "", ""),
+    ("sm90_splitk_64x64x64_s13", "1", ""),
+    ("sm90_splitk_64x64x64_s13", "8", ""),
+    ("sm90_splitk_128x64x64_s9", "2", ""),
+    ("sm90_splitk_128x64x64_s9", "4", ""),
+    ("sm90_128x128x64_s6_pp", "", "1"),
 ];
 
 /// Set in the children: the kernel to check.
@@ -41,7 +49,7 @@ fn gpu_forced_hopper_kernels() {
     // The children run at once: each spends most of its time on the CPU reference.
     let children: Vec<_> = KERNELS
         .iter()
-        .map(|&(kernel, splits)| {
+        .map(|&(kernel, splits, tail)| {
             let mut child = Command::new(std::env::current_exe().unwrap());
             child
                 .args(["forced_kernel_child", "--exact", "--ignored", "--nocapture"])
@@ -49,19 +57,24 @@ fn gpu_forced_hopper_kernels() {
                 .env(CHILD_ENV, kernel)
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped());
-            if splits.is_empty() {
-                child.env_remove("FERROCUTE_SPLIT_K");
-            } else {
-                child.env("FERROCUTE_SPLIT_K", splits);
+            for (var, value) in [
+                ("FERROCUTE_SPLIT_K", splits),
+                ("FERROCUTE_TAIL_SPLIT", tail),
+            ] {
+                if value.is_empty() {
+                    child.env_remove(var);
+                } else {
+                    child.env(var, value);
+                }
             }
-            (kernel, splits, child.spawn().unwrap())
+            (kernel, splits, tail, child.spawn().unwrap())
         })
         .collect();
-    for (kernel, splits, child) in children {
+    for (kernel, splits, tail, child) in children {
         let out = child.wait_with_output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         println!(
-            "{kernel} (splits {splits:?}): {}",
+            "{kernel} (splits {splits:?}, tail split {tail:?}): {}",
             text.lines()
                 .filter(|l| l.contains("test result"))
                 .collect::<String>()
@@ -101,13 +114,49 @@ fn forced_kernel_child() {
         for la in LAYOUTS {
             for lb in LAYOUTS {
                 let cs = Case::sweep(i, m, n, k, batch, la, lb, Layout::ColMajor);
-                let ran = if i % 2 == 0 {
-                    run_case::<bf16, bf16>(&g, &mut rng, &cs, None).kernel
+                let (ran, tail) = if i % 2 == 0 {
+                    let r = run_case::<bf16, bf16>(&g, &mut rng, &cs, None);
+                    (r.kernel, r.tail)
                 } else {
-                    run_case::<f16, f32>(&g, &mut rng, &cs, None).kernel
+                    let r = run_case::<f16, f32>(&g, &mut rng, &cs, None);
+                    (r.kernel, r.tail)
                 };
                 assert!(ran.contains(&kernel), "{m}x{n}x{k} ran {ran}");
+                // Forced on, the persistent tiles without a cluster or a staged epilogue
+                // split a part-empty last round of r tiles into as many parts as fit:
+                // min(SMs / r, k-blocks), at least 2.
+                let forced_on = std::env::var("FERROCUTE_TAIL_SPLIT").as_deref() == Ok("1");
+                let expected = match persistent_tile(&kernel) {
+                    Some((bm, bn)) if forced_on => {
+                        let sms = g.sm_count() as usize;
+                        let tiles = m.div_ceil(bm) * n.div_ceil(bn) * batch;
+                        let r = tiles % sms;
+                        let splits = sms.checked_div(r).map_or(0, |s| s.min(k.div_ceil(64)));
+                        if splits >= 2 {
+                            TailSplit {
+                                tiles: r as u32,
+                                splits: splits as u32,
+                            }
+                        } else {
+                            TailSplit::default()
+                        }
+                    }
+                    _ => TailSplit::default(),
+                };
+                assert_eq!(tail, expected, "{m}x{n}x{k}x{batch} {kernel}");
             }
         }
     }
+}
+
+/// The tile `(BM, BN)` of a persistent kernel that can split its tail (no cluster, no staged
+/// epilogue), from its name.
+fn persistent_tile(kernel: &str) -> Option<(usize, usize)> {
+    if !(kernel.ends_with("_pp") || kernel.ends_with("_coop")) {
+        return None;
+    }
+    let mut dims = kernel.trim_start_matches("sm90_").split(['x', '_']);
+    let bm = dims.next()?.parse().ok()?;
+    let bn = dims.next()?.parse().ok()?;
+    Some((bm, bn))
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cudarc::cublas::{sys as blas_sys, CudaBlas};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
-use ferrocute::gemm::config::{dispatch, grid_dims, select, SIMPLE_KERNEL};
+use ferrocute::gemm::config::{dispatch, grid_dims, select, TailSplit, SIMPLE_KERNEL};
 use ferrocute::gemm::{
     plan, Error, Gemm, GemmDesc, InputElem, Layout, MatMut, MatRef, MatShape, Operand, OutputElem,
     Staging,
@@ -295,6 +295,31 @@ fn kernel_names() {
             format!("ferrocute_sm90_{tile}_kk_bf16_bf16"),
             "{m}x{n}x{k}"
         );
+    }
+    // A part-empty last round split along K, on the tiles weighed with it: (tiles, parts)
+    // and the grid of one CTA per SM, or whole tiles.
+    for ((m, n, k), tile, (tiles, splits)) in [
+        ((2560, 2560, 2560), "128x128x64_s6_pp", (4, 5)),
+        ((1537, 1531, 4104), "128x128x64_s6_pp", (24, 5)),
+        ((1537, 2630, 1000), "128x128x64_s6_pp", (9, 4)),
+        ((1537, 3000, 1000), "128x128x64_s6_pp", (48, 2)),
+        ((1537, 3000, 4104), "128x256x64_s4_coop", (24, 5)),
+        ((5120, 5120, 5120), "128x256x64_s4_coop", (8, 8)),
+        ((4096, 4096, 4096), "128x256x64_s4_coop", (0, 0)),
+        ((3072, 3072, 3072), "128x192x64_s4_pp", (0, 0)),
+    ] {
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert_eq!(
+            (ds.kernel, ds.tail),
+            (
+                format!("ferrocute_sm90_{tile}_kk_bf16_bf16"),
+                TailSplit { tiles, splits }
+            ),
+            "{m}x{n}x{k}"
+        );
+        assert_eq!(ds.grid.0 == 132, splits > 0 || m * n >= 132 * 128 * 128);
     }
     let ds = dispatch(&desc(256, 256, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_splitk_64x128x64_s9_kk_bf16_bf16");
@@ -1041,48 +1066,114 @@ fn gpu_large_vs_cublas() {
             alpha: 1.0,
             beta: 0.0,
         };
-        let Ran {
-            a: da,
-            b: db,
-            c: dc,
-            shapes,
-            ..
-        } = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(256));
-        let ours: Vec<f32> = s.clone_dtoh(&dc).unwrap();
-        let mut dref = s.clone_htod(&vec![f32::NAN; ours.len()]).unwrap();
-        cublas_ref(
-            &blas,
-            &s,
-            &da,
-            &db,
-            &mut dref,
-            shapes,
-            1.0,
-            0.0,
-            blas_sys::cudaDataType::CUDA_R_16BF,
-            blas_sys::cudaDataType::CUDA_R_32F,
-        );
-        let want: Vec<f32> = s.clone_dtoh(&dref).unwrap();
-        // Padding between batches holds the NaN poison in both buffers.
-        let finite: Vec<f64> = want
-            .iter()
-            .filter(|x| x.is_finite())
-            .map(|x| *x as f64)
-            .collect();
-        let rms = (finite.iter().map(|x| x * x).sum::<f64>() / finite.len() as f64).sqrt();
-        for (i, (x, y)) in ours.iter().zip(&want).enumerate() {
-            let (x, y) = (*x as f64, *y as f64);
-            if y.is_nan() {
-                assert!(
-                    x.is_nan(),
-                    "{m}x{n}x{k} elem {i}: padding overwritten ({x})"
-                );
-                continue;
-            }
+        let ran = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(256));
+        assert_all_match_cublas(&blas, &s, &ran, &cs);
+    }
+}
+
+/// Every element of a run with alpha 1 and beta 0 against cuBLAS on the same inputs (bf16
+/// in, f32 accumulation, f32 out: our D rounds once more than that), within the output's
+/// rounding plus 4e-3 of the RMS of the result; padding between batches keeps its NaN
+/// poison.
+fn assert_all_match_cublas<TO: Host>(
+    blas: &CudaBlas,
+    s: &Arc<CudaStream>,
+    ran: &Ran<bf16, TO>,
+    cs: &Case,
+) {
+    assert!(
+        cs.alpha == 1.0 && cs.beta == 0.0,
+        "compared with alpha 1, beta 0"
+    );
+    let (m, n, k) = (cs.m, cs.n, cs.k);
+    let ours: Vec<TO> = s.clone_dtoh(&ran.c).unwrap();
+    let mut dref = s.clone_htod(&vec![f32::NAN; ours.len()]).unwrap();
+    cublas_ref(
+        blas,
+        s,
+        &ran.a,
+        &ran.b,
+        &mut dref,
+        ran.shapes,
+        1.0,
+        0.0,
+        blas_sys::cudaDataType::CUDA_R_16BF,
+        blas_sys::cudaDataType::CUDA_R_32F,
+    );
+    let want: Vec<f32> = s.clone_dtoh(&dref).unwrap();
+    let finite: Vec<f64> = want
+        .iter()
+        .filter(|x| x.is_finite())
+        .map(|x| *x as f64)
+        .collect();
+    let rms = (finite.iter().map(|x| x * x).sum::<f64>() / finite.len() as f64).sqrt();
+    for (i, (x, y)) in ours.iter().zip(&want).enumerate() {
+        let (x, y) = (x.to_f64(), *y as f64);
+        if y.is_nan() {
             assert!(
-                (x - y).abs() <= 1e-5 * y.abs() + 4e-3 * rms,
-                "{m}x{n}x{k} elem {i}: ferrocute {x} vs cuBLAS {y} (rms {rms})"
+                x.is_nan(),
+                "{m}x{n}x{k} elem {i}: padding overwritten ({x})"
             );
+            continue;
+        }
+        assert!(
+            (x - y).abs() <= TO::EPS * y.abs() + 4e-3 * rms,
+            "{m}x{n}x{k} elem {i}: ferrocute {x} vs cuBLAS {y} (rms {rms})"
+        );
+    }
+}
+
+/// Split tails on a 132-SM H100: the pingpong 128x128 tile at 2560³ (3 rounds and 4 tiles,
+/// in 5 parts), 1537x1531x4100 (24 tiles in 5 parts), 1537x2630x1000 (9 in 4) and
+/// 1537x3000x1000 (48 in 2), and the cooperative 128x256 tile at 1537x3000x4100 (24 in 5):
+/// edges in M, N and K (a K residue in the last k-block), every transpose, bf16 and f32 D,
+/// every element against cuBLAS (alpha 1, beta 0, f32 out) and sampled elements against f64
+/// with alpha -1.25 and beta 0.5.
+/// The launches follow each other on one handle, so each also checks that the one before
+/// left its flags zero. On other GPUs the results are checked, the splits not.
+#[test]
+fn gpu_tail_split() {
+    let Some(g) = gpu() else { return };
+    let s = g.stream().clone();
+    let blas = CudaBlas::new(s.clone()).unwrap();
+    let h100 = g.compute_capability() == (9, 0) && g.sm_count() == 132;
+    if !h100 {
+        println!("note: not a 132-SM sm_90 GPU: results are checked, the tail splits not");
+    }
+    let mut rng = Rng(23);
+    // (m, n, k, tile, tail tiles and parts on 132 SMs)
+    let cases = [
+        (2560, 2560, 2560, "128x128x64_s6_pp", (4, 5)),
+        (1537, 1531, 4100, "128x128x64_s6_pp", (24, 5)),
+        (1537, 2630, 1000, "128x128x64_s6_pp", (9, 4)),
+        (1537, 3000, 1000, "128x128x64_s6_pp", (48, 2)),
+        (1537, 3000, 4100, "128x256x64_s4_coop", (24, 5)),
+    ];
+    for (i, &(m, n, k, tile, (tiles, splits))) in cases.iter().enumerate() {
+        let want = TailSplit { tiles, splits };
+        for la in LAYOUTS {
+            for lb in LAYOUTS {
+                let mut cs = Case::sweep(0, m, n, k, 1, la, lb, Layout::ColMajor);
+                cs.alpha = 1.0;
+                let (kernel, tail) = if i % 2 == 0 {
+                    let ran = run_case::<bf16, bf16>(&g, &mut rng, &cs, Some(512));
+                    assert_all_match_cublas(&blas, &s, &ran, &cs);
+                    (ran.kernel, ran.tail)
+                } else {
+                    let ran = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(512));
+                    assert_all_match_cublas(&blas, &s, &ran, &cs);
+                    (ran.kernel, ran.tail)
+                };
+                if h100 {
+                    assert!(kernel.contains(tile), "{m}x{n}x{k}: {kernel}");
+                    assert_eq!(tail, want, "{m}x{n}x{k} {la:?}{lb:?}");
+                }
+                let cs = Case::sweep(1, m, n, k, 1, la, lb, Layout::ColMajor);
+                let ran = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(512));
+                if h100 {
+                    assert_eq!(ran.tail, want, "{m}x{n}x{k}: alpha/beta run");
+                }
+            }
         }
     }
 }

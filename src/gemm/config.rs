@@ -78,6 +78,10 @@ pub struct KernelConfig {
     /// CTAs per cluster along M for [`GridKind::Persistent`] kernels (1, or 2 when
     /// M-adjacent tiles share their B tile by TMA multicast).
     pub cluster_m: u32,
+    /// Whether the kernel can split the tiles of a part-empty last round along K
+    /// ([`persistent_k_blocks`]): the persistent Hopper tiles without a cluster or a
+    /// staged epilogue.
+    pub tail_split: bool,
 }
 
 /// How a kernel maps its output tiles onto the grid.
@@ -114,6 +118,7 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         path: LaunchPath::Params,
         grid: GridKind::Raster1D,
         cluster_m: 1,
+        tail_split: false,
     }
 }
 
@@ -142,6 +147,7 @@ const fn hopper(
         path: LaunchPath::TensorMaps,
         grid,
         cluster_m: cluster_m as u32,
+        tail_split: false,
     }
 }
 
@@ -149,6 +155,7 @@ const fn hopper(
 const fn sm90<C: Sm90Config>() -> KernelConfig {
     KernelConfig {
         path: LaunchPath::TensorMapsAndD,
+        tail_split: C::SCHEDULE <= 1 && C::CLUSTER_M == 1,
         ..hopper(
             C::NAME,
             "sm90_gemm",
@@ -217,6 +224,9 @@ pub struct Weighed {
     pub cost: u64,
     /// The kernel is weighed only from this K on.
     pub min_k: i32,
+    /// Whether the weighing splits a part-empty last round along K on this tile
+    /// ([`persistent_k_blocks`]; `FERROCUTE_TAIL_SPLIT=1` splits on every tile that can).
+    pub split_tail: bool,
 }
 
 /// The persistent Hopper tiles, weighed against each other for every problem that fills
@@ -237,16 +247,19 @@ pub static PERSISTENT_KERNELS: &[Weighed] = &[
         config: sm90::<Sm90_128x256x64S4Coop>(),
         cost: 960,
         min_k: LONG_K,
+        split_tail: true,
     },
     Weighed {
         config: sm90::<Sm90_128x192x64S4Pp>(),
         cost: 970,
         min_k: 1,
+        split_tail: false,
     },
     Weighed {
         config: sm90::<Sm90_128x128x64S6Pp>(),
         cost: 1000,
         min_k: 1,
+        split_tail: true,
     },
 ];
 
@@ -301,8 +314,8 @@ pub fn best_persistent(
     let time = |w: &Weighed| {
         let area = (w.config.tile_m * w.config.tile_n) as u64;
         // Saturating: a described (never allocated) problem may have 2^62 elements.
-        tiles(&w.config)
-            .div_ceil(sms)
+        persistent_k_blocks(plan, &w.config, sm_count)
+            .0
             .saturating_mul(area)
             .saturating_mul(w.cost)
     };
@@ -313,6 +326,116 @@ pub fn best_persistent(
         }
     }
     best.map(|w| &w.config)
+}
+
+/// How a persistent kernel splits the tiles of a part-empty last round along K
+/// ([`persistent_k_blocks`]): the last `tiles` tiles in `splits` parts each, one part per
+/// CTA; `splits == 0`: no split, every CTA runs whole tiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TailSplit {
+    /// Tiles of the last round (the last in raster order).
+    pub tiles: u32,
+    /// Parts per tile (at least 2 when `tiles > 0`).
+    pub splits: u32,
+}
+
+/// The time a tail split costs beyond its share of k-blocks, in k-blocks: writing one
+/// partial f32 tile and waiting for it (the first term) and adding each other split's in
+/// the part that stores the tile (the second, per split), measured on an H100
+/// (BENCHMARKS.md).
+pub const TAIL_SPLIT_COST: (u64, u64) = (2, 1);
+
+/// Whether `FERROCUTE_TAIL_SPLIT` forces the tail split off (`0`) or on with the most
+/// parts a tile can take (`1`: as many as there are CTAs per tile, one k-block each at
+/// least), read once per process.
+fn forced_tail_split() -> Option<bool> {
+    static FORCED: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(
+        || match std::env::var("FERROCUTE_TAIL_SPLIT").ok()?.as_str() {
+            "0" => Some(false),
+            "1" => Some(true),
+            _ => None,
+        },
+    )
+}
+
+/// The k-blocks the busiest SM runs for `plan` on the persistent kernel `cfg`, and how it
+/// splits the last round's tiles, whichever is shorter.
+///
+/// With `t` tiles of `kt` k-blocks on `p` SMs, whole tiles take `ceil(t / p) * kt`. Where the
+/// last round is part empty (`r = t % p` tiles, after `q = t / p` full rounds) its tiles can
+/// be split along K into `s <= p / r` parts, one per CTA, all starting at the same k-blocks
+/// (so tiles that share A or B rows still read them from L2 together): `q * kt + ceil(kt /
+/// s)` plus [`TAIL_SPLIT_COST`], for the best `s`. Only the tiles whose [`Weighed`] entry
+/// says so split: on an H100 the split gained 2–4% at 2560³ on the 128x128 tile and cost the
+/// 128x192 tile, whose consumers hold 192 accumulators, 2–7% (BENCHMARKS.md).
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
+/// use ferrocute::gemm::config::{persistent_k_blocks, TailSplit, PERSISTENT_KERNELS};
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let p = |m: usize, n: usize, k: usize| plan(&GemmDesc { a: d(m, k, Layout::RowMajor, 1 << 36),
+///     b: d(k, n, Layout::ColMajor, 2 << 36), c: d(m, n, Layout::ColMajor, 3 << 36),
+///     in_bytes: 2, out_bytes: 2 }).unwrap();
+/// let pp128 = &PERSISTENT_KERNELS[2].config;
+/// # if std::env::var_os("FERROCUTE_TAIL_SPLIT").is_none() {
+/// // 2560³: 400 tiles of 40 k-blocks, 3 rounds and 4 tiles: those in 5 parts of 8 k-blocks.
+/// assert_eq!(persistent_k_blocks(&p(2560, 2560, 2560), pp128, 132),
+///            (120 + 8 + 2 + 4, TailSplit { tiles: 4, splits: 5 }));
+/// // 4096³: 1024 tiles, 7 rounds and 100 tiles, which one split would not shorten.
+/// assert_eq!(persistent_k_blocks(&p(4096, 4096, 4096), pp128, 132), (512, TailSplit::default()));
+/// // The 128x192 tile runs whole tiles: 2560³ is 280 of them, 3 rounds of 40 k-blocks.
+/// let pp192 = &PERSISTENT_KERNELS[1].config;
+/// assert_eq!(persistent_k_blocks(&p(2560, 2560, 2560), pp192, 132), (120, TailSplit::default()));
+/// # }
+/// ```
+pub fn persistent_k_blocks(plan: &Plan, cfg: &KernelConfig, sm_count: u32) -> (u64, TailSplit) {
+    let p = sm_count.max(1) as u64;
+    let t = tile_count(plan, cfg);
+    let kt = (plan.k.max(0) as u64).div_ceil(cfg.tile_k.max(1) as u64);
+    let whole = t.div_ceil(p).saturating_mul(kt);
+    let (q, r) = (t / p, t % p);
+    let forced = forced_tail_split();
+    let weighed = PERSISTENT_KERNELS
+        .iter()
+        .any(|w| w.config == *cfg && w.split_tail);
+    let allowed = cfg.tail_split && (weighed || forced == Some(true));
+    if !allowed || kt == 0 || r == 0 || forced == Some(false) {
+        return (whole, TailSplit::default());
+    }
+    let (fixed, per_split) = TAIL_SPLIT_COST;
+    let time = |s: u64| q.saturating_mul(kt) + kt.div_ceil(s) + fixed + per_split * (s - 1);
+    let most = (p / r).min(kt);
+    let best = if forced == Some(true) {
+        most
+    } else {
+        (2..=most).min_by_key(|&s| time(s)).unwrap_or(1)
+    };
+    if best >= 2 && (time(best) < whole || forced == Some(true)) {
+        let split = TailSplit {
+            tiles: r as u32,
+            splits: best as u32,
+        };
+        (time(best), split)
+    } else {
+        (whole, TailSplit::default())
+    }
+}
+
+/// Bytes of the workspace a launch of `cfg` on `ctas` CTAs with the tail split `split`
+/// takes (`sm90_gemm.cuh`): a zeroed u32 flag per CTA, rounded up to 1 KiB, then one f32
+/// tile of partial sums per part.
+///
+/// ```
+/// use ferrocute::gemm::config::{tail_split_workspace_bytes, TailSplit, PERSISTENT_KERNELS};
+/// // 4 tiles of 128x128 in 6 parts on 132 CTAs: 1 KiB of flags and 24 x 64 KiB.
+/// let split = TailSplit { tiles: 4, splits: 6 };
+/// assert_eq!(tail_split_workspace_bytes(&PERSISTENT_KERNELS[2].config, 132, split),
+///            1024 + 24 * 65536);
+/// ```
+pub fn tail_split_workspace_bytes(cfg: &KernelConfig, ctas: u32, split: TailSplit) -> u64 {
+    let parts = split.tiles as u64 * split.splits as u64;
+    (ctas as u64 * 4).div_ceil(1024) * 1024 + parts * cfg.tile_m as u64 * cfg.tile_n as u64 * 4
 }
 
 /// Fast kernels, in order of preference: the Hopper 128x128 tile, then three Hopper 128x256
@@ -348,6 +471,7 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     path: LaunchPath::Params,
     grid: GridKind::Tiles2D,
     cluster_m: 1,
+    tail_split: false,
 };
 
 /// The staging copies (`src/kernels/stage_copy.cuh`, entry points [`stage_copy_entry`])
@@ -654,6 +778,9 @@ pub struct Dispatch {
     /// dimensions first, and whether D was written there and copied out to C
     /// ([`super::Staging`]); `dispatch` itself never stages.
     pub staged: [bool; 3],
+    /// How the last round's tiles are split along K ([`persistent_k_blocks`]); the
+    /// default: not at all.
+    pub tail: TailSplit,
 }
 
 /// The kernel named by `FERROCUTE_KERNEL` (a [`KernelConfig::name`] from the tables), for
@@ -784,6 +911,7 @@ pub fn dispatch_plan(
             grid: (0, 0, 0),
             cluster: 1,
             staged: [false; 3],
+            tail: TailSplit::default(),
         });
     }
     let cfg = select(&plan, cc, sm_count)?;
@@ -791,7 +919,16 @@ pub fn dispatch_plan(
         GridKind::SplitK => split_k(cfg, plan.m, plan.n, plan.k, plan.batch, sm_count),
         _ => cfg.cluster_m.max(1),
     };
-    let grid = grid_dims(cfg, plan.m, plan.n, plan.batch, sm_count, cluster)?;
+    let tail = match cfg.grid {
+        GridKind::Persistent => persistent_k_blocks(&plan, cfg, sm_count).1,
+        _ => TailSplit::default(),
+    };
+    let grid = if tail.splits > 0 {
+        // A CTA per SM, one part each, even where there are fewer tiles than SMs.
+        (sm_count.clamp(1, MAX_GRID_X as u32), 1, 1)
+    } else {
+        grid_dims(cfg, plan.m, plan.n, plan.batch, sm_count, cluster)?
+    };
     Ok(Dispatch {
         plan,
         config: Some(cfg),
@@ -799,5 +936,6 @@ pub fn dispatch_plan(
         grid,
         cluster,
         staged: [false; 3],
+        tail,
     })
 }

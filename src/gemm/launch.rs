@@ -37,10 +37,15 @@ pub(crate) struct GemmParams {
     pub batch: i32,
     pub alpha: f32,
     pub beta: f32,
+    pub workspace: u64,
+    pub tail_tiles: i32,
+    pub tail_splits: i32,
 }
 
-// The C struct: 4 pointers + 8 int64 + 4 int32 + 2 float = 120 bytes, align 8.
-const _: () = assert!(std::mem::size_of::<GemmParams>() == 120);
+// The C struct: 4 pointers + 8 int64 + 4 int32 + 2 float + 1 pointer + 2 int32 = 136
+// bytes, align 8.
+const _: () = assert!(std::mem::size_of::<GemmParams>() == 136);
+const _: () = assert!(std::mem::offset_of!(GemmParams, workspace) == 120);
 const _: () = assert!(std::mem::align_of::<GemmParams>() == 8);
 const _: () = assert!(std::mem::offset_of!(GemmParams, m) == 96);
 const _: () = assert!(std::mem::offset_of!(GemmParams, alpha) == 112);

@@ -97,6 +97,9 @@ pub struct Gemm {
     /// Staged copies of misaligned operands (grown on demand, shared by clones, which
     /// use the same stream).
     workspace: Arc<Mutex<Option<CudaSlice<u8>>>>,
+    /// Partial sums of split tail tiles and their flags (zeroed when allocated; each launch
+    /// leaves the flags zero again), shared like `workspace`.
+    partials: Arc<Mutex<Option<CudaSlice<u8>>>>,
 }
 
 impl Gemm {
@@ -126,6 +129,7 @@ impl Gemm {
             sm_count: sm.max(1) as u32,
             staging: Staging::default(),
             workspace: Arc::new(Mutex::new(None)),
+            partials: Arc::new(Mutex::new(None)),
         })
     }
 
@@ -187,6 +191,17 @@ impl Gemm {
     /// ```
     pub fn compute_capability(&self) -> (i32, i32) {
         self.cc
+    }
+
+    /// The device's multiprocessor count, which the dispatch weighs tiles against.
+    ///
+    /// ```no_run
+    /// # let gemm = ferrocute::gemm::Gemm::open(0)?;
+    /// assert!(gemm.sm_count() >= 1);
+    /// # Ok::<(), ferrocute::gemm::Error>(())
+    /// ```
+    pub fn sm_count(&self) -> u32 {
+        self.sm_count
     }
 
     /// `dispatch` counts clusters of 4 and 8 CTAs on 10/11 of the SMs (an H100's GPCs);
@@ -379,6 +394,16 @@ impl Gemm {
         let func = self.cache.function(cfg, &d.kernel)?;
         let d = self.resident_clusters(d, cfg, &func)?;
         let p = &d.plan;
+        let mut partials = self.partials.lock().unwrap_or_else(|e| e.into_inner());
+        // The guard records the workspace's use after the launch below.
+        let (workspace, _gw) = if d.tail.splits > 0 {
+            let bytes = config::tail_split_workspace_bytes(cfg, d.grid.0, d.tail);
+            let (ptr, guard) =
+                launch::workspace(&self.stream, &mut partials, bytes)?.device_ptr_mut(&self.stream);
+            (ptr, Some(guard))
+        } else {
+            (0, None)
+        };
         let params = launch::GemmParams {
             a: p.a.ptr,
             b: p.b.ptr,
@@ -398,6 +423,9 @@ impl Gemm {
             batch: p.batch,
             alpha,
             beta,
+            workspace,
+            tail_tiles: d.tail.tiles as i32,
+            tail_splits: d.tail.splits as i32,
         };
         if cfg.path.tma() {
             let dtype = TI::TMA_DTYPE;

@@ -30,4 +30,11 @@ struct GemmParams {
   int32_t batch;
   float alpha;
   float beta;
+  // Split tail (the sm90 persistent tiles only; 0 elsewhere): the last tail_tiles tiles
+  // are split along K into tail_splits parts, one per CTA, whose partial sums meet in
+  // workspace (sm90_gemm.cuh: a flag per part, zero before the launch, then a f32 tile
+  // per part).
+  void* workspace;
+  int32_t tail_tiles;
+  int32_t tail_splits;
 };

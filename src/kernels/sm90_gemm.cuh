@@ -100,6 +100,14 @@
 //   tiles     = ceil(M/BM) * ceil(N/BN) * batch
 //   grid      = (min(tiles, numSMs), 1, 1)      persistent; any grid.x >= 1 is correct
 //               with CM = 2: (2 * min(ceil(M/BM/2) * ceil(N/BN) * batch, numSMs/2), 1, 1)
+//   split tail (Schedule 0 or 1, CM = 1; params.tail_splits >= 2): the last
+//               params.tail_tiles tiles (at most grid.x) are split along K into tail_splits
+//               parts (clamped to grid.x / tail_tiles and to the k-blocks), one per CTA
+//               (WorkList); grid = (numSMs, 1, 1) makes the other tiles whole rounds.
+//               params.workspace: 1024-byte aligned, roundup(grid.x*4, 1024) bytes of u32
+//               flags that are zero before the launch (the kernel leaves them zero), then
+//               tail_tiles*tail_splits f32 tiles of BM*BN. tail_splits < 2: no split, no
+//               workspace.
 //   block     = (384, 1, 1)                      warpgroup 0 = producer (1 TMA thread),
 //                                                warpgroups 1,2 = consumers (WGMMA + epilogue)
 //                                                (both schedules)
@@ -158,6 +166,9 @@ static constexpr int kTmaBoxBytes = 64 * 64 * 2;
 // Without the staged epilogue a consumer warpgroup stages D for the TMA in a ring of this
 // many boxes, so that it writes one while the TMA still reads the other.
 static constexpr int kTmaRingBoxes = 2;
+// Named barrier of the two cooperative consumer warpgroups around split-tail partial sums
+// (0 is __syncthreads, 1 and 2 each consumer warpgroup's epilogue).
+static constexpr int kSkBarrier = 3;
 
 // Cfg::StageParts (staged epilogue only; default 1): the tile goes through the staging in
 // that many column parts, so the staging needs only BM*BN*2/StageParts bytes.
@@ -232,6 +243,49 @@ __device__ __forceinline__ TileCoord tile_coord(int idx, int tiles_m, int tiles_
   t.l = l;
   return t;
 }
+
+// ---------------------------------------------------------------------------------
+// Work of one persistent CTA: its round-robin share of the first num_units - tail_units
+// units (whole tiles), then, when the last round's tail_units tiles are split along K into
+// `splits` parts, at most one part: part i (of tail_units*splits <= gridDim.x) goes to CTA
+// i and is split i / tail_units of tile i % tail_units. Split-major, the parts that run at
+// once start at the same k-blocks, so tiles that share A or B rows read them from L2 at the
+// same time, as whole tiles do (a stream-K split at arbitrary k-blocks tripled the DRAM
+// reads at 4096³, BENCHMARKS.md).
+// ---------------------------------------------------------------------------------
+struct Work {
+  int unit, kb, ke;   // unit (tile_of), k-blocks [kb, ke)
+  int part;           // the split tail's part index, -1 for a whole tile
+};
+
+struct WorkList {
+  int next_dp, dp_units, stride, k_tiles, tail_units, splits, part;
+
+  __device__ WorkList(int num_units, int tail_units_, int splits_, int k_tiles_, int first,
+                      int stride_, int cta)
+      : next_dp(first), dp_units(num_units - tail_units_), stride(stride_), k_tiles(k_tiles_),
+        tail_units(tail_units_), splits(splits_),
+        part(tail_units_ > 0 && cta < tail_units_ * splits_ ? cta : -1) {}
+
+  // k-blocks [kb, ke) of split j.
+  __device__ static int split_begin(int j, int splits, int k_tiles) {
+    return int(int64_t(j) * k_tiles / splits);
+  }
+
+  __device__ bool next(Work& w) {
+    if (next_dp < dp_units) {
+      w = Work{next_dp, 0, k_tiles, -1};
+      next_dp += stride;
+      return true;
+    }
+    if (part < 0) return false;
+    const int j = part / tail_units;
+    w = Work{dp_units + part % tail_units, split_begin(j, splits, k_tiles),
+             split_begin(j + 1, splits, k_tiles), part};
+    part = -1;
+    return true;
+  }
+};
 
 __device__ __forceinline__ void named_bar_sync(int id, int nthreads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
@@ -647,6 +701,78 @@ __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int b
 }
 
 // ---------------------------------------------------------------------------------
+// Partial sums of a split tail. The workspace (GemmParams::workspace) holds one u32 flag
+// per part (zero between launches) in sk_flag_bytes(gridDim.x), then one BMxBN f32 slot
+// per part. Each thread of the tile's consumers keeps its accumulators in register order,
+// float4 j of thread t at float4 index j*Threads + t, so the part holding split 0, whose
+// threads hold the same fragment, adds the other splits' sums in place.
+// ---------------------------------------------------------------------------------
+__device__ __forceinline__ int64_t sk_flag_bytes(int ctas) {
+  return (int64_t(ctas) * 4 + 1023) / 1024 * 1024;
+}
+
+template <int Threads, class Accum>
+__device__ __forceinline__ void sk_store_partial(Accum const& acc, float* slot, int t) {
+  float4* dst = reinterpret_cast<float4*>(slot) + t;
+  CUTE_UNROLL
+  for (int j = 0; j < int(size(acc)) / 4; ++j)
+    __stcg(dst + j * Threads,
+           make_float4(acc(4 * j), acc(4 * j + 1), acc(4 * j + 2), acc(4 * j + 3)));
+}
+
+template <int Threads, class Accum>
+__device__ __forceinline__ void sk_add_partial(Accum& acc, const float* slot, int t) {
+  const float4* src = reinterpret_cast<const float4*>(slot) + t;
+  CUTE_UNROLL
+  for (int j = 0; j < int(size(acc)) / 4; ++j) {
+    const float4 v = __ldcg(src + j * Threads);
+    acc(4 * j) += v.x;
+    acc(4 * j + 1) += v.y;
+    acc(4 * j + 2) += v.z;
+    acc(4 * j + 3) += v.w;
+  }
+}
+
+// Release: the partial sums written before a barrier with the other writers are visible
+// to whoever acquires the flag.
+__device__ __forceinline__ void sk_flag_set(uint32_t* flag) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(1u) : "memory");
+}
+
+__device__ __forceinline__ void sk_flag_wait(const uint32_t* flag) {
+  uint32_t v;
+  do {
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+  } while (v == 0);
+}
+
+// After the main loop of work w, by the Threads threads (thread t, named barrier bar_id)
+// that hold its accumulators: a part of a split tail other than split 0 leaves its sums in
+// its slot and returns false (no epilogue); split 0 adds the other splits' sums, resets
+// their flags for the next launch and returns true, as does a whole tile.
+template <int Threads, class Accum, class SlotOf>
+__device__ __forceinline__ bool split_tail_fixup(Accum& acc, Work const& w, int tail_units,
+                                                 int splits, uint32_t* flags,
+                                                 SlotOf const& slot_of, int t, int bar_id) {
+  if (w.part < 0 || splits < 2) return true;
+  if (w.part >= tail_units) {
+    sk_store_partial<Threads>(acc, slot_of(w.part), t);
+    named_bar_sync(bar_id, Threads);
+    if (t == 0) sk_flag_set(&flags[w.part]);
+    return false;
+  }
+  for (int j = 1; j < splits; ++j) {
+    const int q = w.part + j * tail_units;
+    sk_flag_wait(&flags[q]);
+    sk_add_partial<Threads>(acc, slot_of(q), t);
+  }
+  named_bar_sync(bar_id, Threads);   // every thread has seen every flag set
+  if (t == 0)
+    for (int j = 1; j < splits; ++j) flags[w.part + j * tail_units] = 0;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------
 // The kernel body.
 // ---------------------------------------------------------------------------------
 __device__ __forceinline__ uint32_t cluster_ctarank() {
@@ -752,6 +878,20 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   const int first = blockIdx.x / CM;
   const int stride = gridDim.x / CM;
   const int k_tiles = (K + BK - 1) / BK;
+  // Split tail (both schedules, no cluster; WorkList): the last round's tail_units tiles
+  // split along K into `splits` parts, one per CTA; K == 0 has nothing to split.
+  constexpr bool kTail = !kStaged && CM == 1;
+  const int tail_units = (kTail && k_tiles > 0 && p.tail_splits > 1 &&
+                          p.tail_tiles <= min(num_units, int(gridDim.x)))
+                             ? max(0, p.tail_tiles)
+                             : 0;
+  const int splits =
+      tail_units > 0 ? max(1, min(min(p.tail_splits, k_tiles), int(gridDim.x) / tail_units)) : 1;
+  uint32_t* const sk_flags = reinterpret_cast<uint32_t*>(p.workspace);
+  auto sk_slot = [&](int part) {
+    return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(p.workspace) +
+                                    sk_flag_bytes(gridDim.x) + int64_t(part) * (BM * BN * 4));
+  };
   const int group = (Cfg::RasterGroup + CM - 1) / CM;
   auto tile_of = [&](int unit) {
     TileCoord tc = tile_coord(unit, units_m, tiles_n, group);
@@ -779,9 +919,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       if (tma_epi) cute::prefetch_tma_descriptor(tma_d);
       int stage = 0;
       uint32_t phase = 1;   // producer starts on the "previous" phase: first waits pass
-      for (int unit = first; unit < num_units; unit += stride) {
-        const TileCoord tc = tile_of(unit);
-        for (int kt = 0; kt < k_tiles; ++kt) {
+      WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
+      for (Work w; work.next(w);) {
+        const TileCoord tc = tile_of(w.unit);
+        for (int kt = w.kb; kt < w.ke; ++kt) {
           cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
           cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
                                                                          D::kStageBytes);
@@ -845,13 +986,19 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     int stage = 0;
     uint32_t phase = 0;
     uint32_t empty_phase = 1;   // the staging starts empty: the previous phase counts as done
-    for (int unit = first; unit < num_units; unit += stride) {
-      const TileCoord tc = tile_of(unit);
-      const int last =
-          mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase, k_tiles, S, release);
+    WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
+    for (Work w; work.next(w);) {
+      const TileCoord tc = tile_of(w.unit);
+      const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase,
+                                    w.ke - w.kb, S, release);
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
+      if constexpr (kTail) {
+        if (!split_tail_fixup<256>(accum, w, tail_units, splits, sk_flags, sk_slot, ctid,
+                                   kSkBarrier))
+          continue;
+      }
       if constexpr (kStaged && sizeof(Out) == 2) {
         if (tma_epi) {
           // Each warpgroup stages its 64 rows of a part at once and stores them by TMA; the
@@ -914,29 +1061,38 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
     int stage = 0;
     uint32_t phase = 0;
-    auto skip_other_tile = [&]() {
-      const int t = stage + k_tiles;
+    auto skip_stages = [&](int n) {
+      const int t = stage + n;
       stage = t % S;
       phase ^= uint32_t(t / S) & 1u;
     };
     // WG 0 holds the first turn: waiting on the parity of the (never completed) previous phase
     // of a fresh barrier passes at once.
     uint32_t order_phase = (cwg == 0) ? 1u : 0u;
-    if (cwg == 1) skip_other_tile();   // the stages of the first tile (WG 0's)
 
-    for (int unit = first + cwg * stride; unit < num_units; unit += 2 * stride) {
-      const TileCoord tc = tile_of(unit);
+    WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
+    int item = 0;   // the CTA's work items alternate between the warpgroups
+    for (Work w; work.next(w); ++item) {
+      if ((item & 1) != cwg) {
+        skip_stages(w.ke - w.kb);   // the other warpgroup's stages
+        continue;
+      }
+      const TileCoord tc = tile_of(w.unit);
 
       cutlass::arch::ClusterBarrier::wait(&ss.order[cwg], order_phase);
       order_phase ^= 1u;
-      const int last =
-          mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase, k_tiles, S, release);
+      const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase,
+                                    w.ke - w.kb, S, release);
       // hand the tensor cores to the other warpgroup
       cutlass::arch::ClusterBarrier::arrive(&ss.order[cwg ^ 1]);
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
-      skip_other_tile();
+      if constexpr (kTail) {
+        if (!split_tail_fixup<128>(accum, w, tail_units, splits, sk_flags, sk_slot, wtid,
+                                   1 + cwg))
+          continue;
+      }
 
       CUTE_UNROLL
       for (int mi = 0; mi < BM / 64; ++mi) {

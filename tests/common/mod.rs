@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
+use ferrocute::gemm::config::TailSplit;
 use ferrocute::gemm::{
     Error, Gemm, GemmDesc, InputElem, Layout, MatMut, MatRef, MatShape, OperandDesc, OutputElem,
 };
@@ -208,6 +209,8 @@ pub struct Ran<TI, TO> {
     pub cluster: u32,
     /// Which of the kernel's A, B and D were staged in the workspace.
     pub staged: [bool; 3],
+    /// How it split the last round's tiles along K.
+    pub tail: TailSplit,
 }
 
 /// Runs one case; compares with an f64 CPU reference on all (or `samples`)
@@ -254,7 +257,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
     let da = s.clone_htod(&ha).unwrap();
     let db = s.clone_htod(&hb).unwrap();
     let mut dc = s.clone_htod(&hc).unwrap();
-    let (kernel, cluster, staged) = {
+    let (kernel, cluster, staged, tail) = {
         let av = MatRef::new(&da, cs.m, cs.k, cs.la)
             .ld(sa.ld)
             .batched(sa.batch, sa.batch_stride);
@@ -278,7 +281,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
                 d.kernel
             );
         }
-        (d.kernel, d.cluster, d.staged)
+        (d.kernel, d.cluster, d.staged, d.tail)
     };
     let out: Vec<TO> = s.clone_dtoh(&dc).unwrap();
     let mut logical = vec![false; out.len()];
@@ -333,6 +336,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
         kernel,
         cluster,
         staged,
+        tail,
     }
 }
 
