@@ -81,7 +81,7 @@ pub struct KernelConfig {
     /// Whether the kernel can split the tiles of a part-empty last round along K
     /// ([`persistent_k_blocks`]): the persistent Hopper tiles without a cluster or a
     /// staged epilogue.
-    pub tail_split: bool,
+    pub can_split_tail: bool,
 }
 
 /// How a kernel maps its output tiles onto the grid.
@@ -118,7 +118,7 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         path: LaunchPath::Params,
         grid: GridKind::Raster1D,
         cluster_m: 1,
-        tail_split: false,
+        can_split_tail: false,
     }
 }
 
@@ -147,7 +147,7 @@ const fn hopper(
         path: LaunchPath::TensorMaps,
         grid,
         cluster_m: cluster_m as u32,
-        tail_split: false,
+        can_split_tail: false,
     }
 }
 
@@ -155,7 +155,7 @@ const fn hopper(
 const fn sm90<C: Sm90Config>() -> KernelConfig {
     KernelConfig {
         path: LaunchPath::TensorMapsAndD,
-        tail_split: C::SCHEDULE <= 1 && C::CLUSTER_M == 1,
+        can_split_tail: C::SCHEDULE <= 1 && C::CLUSTER_M == 1,
         ..hopper(
             C::NAME,
             "sm90_gemm",
@@ -341,8 +341,10 @@ pub struct TailSplit {
 
 /// The time a tail split costs beyond its share of k-blocks, in k-blocks: writing one
 /// partial f32 tile and waiting for it (the first term) and adding each other split's in
-/// the part that stores the tile (the second, per split), measured on an H100
-/// (BENCHMARKS.md).
+/// the part that stores the tile (the second, per split). Estimated, not fitted: on an
+/// H100 the measured gains are smaller than the k-blocks predict (2560³: 2–4% against
+/// 16%, BENCHMARKS.md), which is why [`Weighed::split_tail`] limits the split to the tiles
+/// where it measured no loss.
 pub const TAIL_SPLIT_COST: (u64, u64) = (2, 1);
 
 /// Whether `FERROCUTE_TAIL_SPLIT` forces the tail split off (`0`) or on with the most
@@ -399,7 +401,7 @@ pub fn persistent_k_blocks(plan: &Plan, cfg: &KernelConfig, sm_count: u32) -> (u
     let weighed = PERSISTENT_KERNELS
         .iter()
         .any(|w| w.config == *cfg && w.split_tail);
-    let allowed = cfg.tail_split && (weighed || forced == Some(true));
+    let allowed = cfg.can_split_tail && (weighed || forced == Some(true));
     if !allowed || kt == 0 || r == 0 || forced == Some(false) {
         return (whole, TailSplit::default());
     }
@@ -471,7 +473,7 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     path: LaunchPath::Params,
     grid: GridKind::Tiles2D,
     cluster_m: 1,
-    tail_split: false,
+    can_split_tail: false,
 };
 
 /// The staging copies (`src/kernels/stage_copy.cuh`, entry points [`stage_copy_entry`])

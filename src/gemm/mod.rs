@@ -394,15 +394,18 @@ impl Gemm {
         let func = self.cache.function(cfg, &d.kernel)?;
         let d = self.resident_clusters(d, cfg, &func)?;
         let p = &d.plan;
-        let mut partials = self.partials.lock().unwrap_or_else(|e| e.into_inner());
-        // The guard records the workspace's use after the launch below.
-        let (workspace, _gw) = if d.tail.splits > 0 {
-            let bytes = config::tail_split_workspace_bytes(cfg, d.grid.0, d.tail);
-            let (ptr, guard) =
-                launch::workspace(&self.stream, &mut partials, bytes)?.device_ptr_mut(&self.stream);
-            (ptr, Some(guard))
-        } else {
-            (0, None)
+        // Only a split tail takes the partial sums' workspace; its guard records the
+        // workspace's use after the launch below.
+        let mut partials =
+            (d.tail.splits > 0).then(|| self.partials.lock().unwrap_or_else(|e| e.into_inner()));
+        let (workspace, _gw) = match partials.as_deref_mut() {
+            Some(slot) => {
+                let bytes = config::tail_split_workspace_bytes(cfg, d.grid.0, d.tail);
+                let (ptr, guard) =
+                    launch::workspace(&self.stream, slot, bytes)?.device_ptr_mut(&self.stream);
+                (ptr, Some(guard))
+            }
+            None => (0, None),
         };
         let params = launch::GemmParams {
             a: p.a.ptr,

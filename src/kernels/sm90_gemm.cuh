@@ -168,7 +168,7 @@ static constexpr int kTmaBoxBytes = 64 * 64 * 2;
 static constexpr int kTmaRingBoxes = 2;
 // Named barrier of the two cooperative consumer warpgroups around split-tail partial sums
 // (0 is __syncthreads, 1 and 2 each consumer warpgroup's epilogue).
-static constexpr int kSkBarrier = 3;
+static constexpr int kTailBarrier = 3;
 
 // Cfg::StageParts (staged epilogue only; default 1): the tile goes through the staging in
 // that many column parts, so the staging needs only BM*BN*2/StageParts bytes.
@@ -702,17 +702,17 @@ __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int b
 
 // ---------------------------------------------------------------------------------
 // Partial sums of a split tail. The workspace (GemmParams::workspace) holds one u32 flag
-// per part (zero between launches) in sk_flag_bytes(gridDim.x), then one BMxBN f32 slot
+// per part (zero between launches) in tail_flag_bytes(gridDim.x), then one BMxBN f32 slot
 // per part. Each thread of the tile's consumers keeps its accumulators in register order,
 // float4 j of thread t at float4 index j*Threads + t, so the part holding split 0, whose
 // threads hold the same fragment, adds the other splits' sums in place.
 // ---------------------------------------------------------------------------------
-__device__ __forceinline__ int64_t sk_flag_bytes(int ctas) {
+__device__ __forceinline__ int64_t tail_flag_bytes(int ctas) {
   return (int64_t(ctas) * 4 + 1023) / 1024 * 1024;
 }
 
 template <int Threads, class Accum>
-__device__ __forceinline__ void sk_store_partial(Accum const& acc, float* slot, int t) {
+__device__ __forceinline__ void store_partial_sums(Accum const& acc, float* slot, int t) {
   float4* dst = reinterpret_cast<float4*>(slot) + t;
   CUTE_UNROLL
   for (int j = 0; j < int(size(acc)) / 4; ++j)
@@ -721,7 +721,7 @@ __device__ __forceinline__ void sk_store_partial(Accum const& acc, float* slot, 
 }
 
 template <int Threads, class Accum>
-__device__ __forceinline__ void sk_add_partial(Accum& acc, const float* slot, int t) {
+__device__ __forceinline__ void add_partial_sums(Accum& acc, const float* slot, int t) {
   const float4* src = reinterpret_cast<const float4*>(slot) + t;
   CUTE_UNROLL
   for (int j = 0; j < int(size(acc)) / 4; ++j) {
@@ -735,11 +735,11 @@ __device__ __forceinline__ void sk_add_partial(Accum& acc, const float* slot, in
 
 // Release: the partial sums written before a barrier with the other writers are visible
 // to whoever acquires the flag.
-__device__ __forceinline__ void sk_flag_set(uint32_t* flag) {
+__device__ __forceinline__ void tail_flag_set(uint32_t* flag) {
   asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(1u) : "memory");
 }
 
-__device__ __forceinline__ void sk_flag_wait(const uint32_t* flag) {
+__device__ __forceinline__ void tail_flag_wait(const uint32_t* flag) {
   uint32_t v;
   do {
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
@@ -756,15 +756,15 @@ __device__ __forceinline__ bool split_tail_fixup(Accum& acc, Work const& w, int 
                                                  SlotOf const& slot_of, int t, int bar_id) {
   if (w.part < 0 || splits < 2) return true;
   if (w.part >= tail_units) {
-    sk_store_partial<Threads>(acc, slot_of(w.part), t);
+    store_partial_sums<Threads>(acc, slot_of(w.part), t);
     named_bar_sync(bar_id, Threads);
-    if (t == 0) sk_flag_set(&flags[w.part]);
+    if (t == 0) tail_flag_set(&flags[w.part]);
     return false;
   }
   for (int j = 1; j < splits; ++j) {
     const int q = w.part + j * tail_units;
-    sk_flag_wait(&flags[q]);
-    sk_add_partial<Threads>(acc, slot_of(q), t);
+    tail_flag_wait(&flags[q]);
+    add_partial_sums<Threads>(acc, slot_of(q), t);
   }
   named_bar_sync(bar_id, Threads);   // every thread has seen every flag set
   if (t == 0)
@@ -887,10 +887,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                              : 0;
   const int splits =
       tail_units > 0 ? max(1, min(min(p.tail_splits, k_tiles), int(gridDim.x) / tail_units)) : 1;
-  uint32_t* const sk_flags = reinterpret_cast<uint32_t*>(p.workspace);
-  auto sk_slot = [&](int part) {
+  uint32_t* const tail_flags = reinterpret_cast<uint32_t*>(p.workspace);
+  auto tail_slot = [&](int part) {
     return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(p.workspace) +
-                                    sk_flag_bytes(gridDim.x) + int64_t(part) * (BM * BN * 4));
+                                    tail_flag_bytes(gridDim.x) + int64_t(part) * (BM * BN * 4));
   };
   const int group = (Cfg::RasterGroup + CM - 1) / CM;
   auto tile_of = [&](int unit) {
@@ -995,8 +995,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
       if constexpr (kTail) {
-        if (!split_tail_fixup<256>(accum, w, tail_units, splits, sk_flags, sk_slot, ctid,
-                                   kSkBarrier))
+        if (!split_tail_fixup<256>(accum, w, tail_units, splits, tail_flags, tail_slot, ctid,
+                                   kTailBarrier))
           continue;
       }
       if constexpr (kStaged && sizeof(Out) == 2) {
@@ -1089,7 +1089,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
       if constexpr (kTail) {
-        if (!split_tail_fixup<128>(accum, w, tail_units, splits, sk_flags, sk_slot, wtid,
+        if (!split_tail_fixup<128>(accum, w, tail_units, splits, tail_flags, tail_slot, wtid,
                                    1 + cwg))
           continue;
       }
