@@ -411,19 +411,46 @@ fn run() -> Res<()> {
                 let y: Vec<bf16> = stream.clone_dtoh(&sets[0].c)?;
                 let rms =
                     (y.iter().map(|v| v.to_f64().powi(2)).sum::<f64>() / y.len() as f64).sqrt();
-                let bad = x
-                    .iter()
-                    .zip(&y)
-                    .filter(|(a, b)| {
-                        let (a, b) = (a.to_f64(), b.to_f64());
+                let bad: Vec<usize> = (0..x.len())
+                    .filter(|&i| {
+                        let (a, b) = (x[i].to_f64(), y[i].to_f64());
                         (a - b).abs().partial_cmp(&(b.abs() / 64.0 + 1e-2 * rms))
                             != Some(std::cmp::Ordering::Less)
                     })
-                    .count();
-                Ok(if bad == 0 {
-                    format!("ok  {kernel}")
-                } else {
-                    format!("MISMATCH ({bad} elements)  {kernel}")
+                    .collect();
+                // Where they differ, the f64 value decides whose result is off (cuBLAS's bf16
+                // output has been, by 0.056 at one element of 1537x1531x4104 NN).
+                let exact = |i: usize| -> f64 {
+                    let (r, c) = (i % m, i / m);
+                    let a = |kk: usize| ha[if tn { r * k + kk } else { kk * m + r }].to_f64();
+                    (0..k).map(|kk| a(kk) * hb[c * k + kk].to_f64()).sum()
+                };
+                let at = |i: usize| {
+                    format!(
+                        "({},{}) ours {} cuBLAS {} f64 {:.4}",
+                        i % m,
+                        i / m,
+                        x[i],
+                        y[i],
+                        exact(i)
+                    )
+                };
+                let (ours_off, theirs_off): (Vec<usize>, Vec<usize>) =
+                    bad.iter().partition(|&&i| {
+                        let e = exact(i);
+                        (x[i].to_f64() - e).abs() >= e.abs() / 64.0 + 1e-2 * rms
+                    });
+                let list = |v: &[usize]| v.iter().take(3).map(|&i| at(i)).collect::<Vec<_>>();
+                Ok(match (ours_off.len(), theirs_off.len()) {
+                    (0, 0) => format!("ok  {kernel}"),
+                    (0, t) => format!(
+                        "ok (cuBLAS off at {t}: {})  {kernel}",
+                        list(&theirs_off).join(", ")
+                    ),
+                    (o, _) => format!(
+                        "MISMATCH ({o} elements: {})  {kernel}",
+                        list(&ours_off).join(", ")
+                    ),
                 })
             })();
             let rest = || std::thread::sleep(std::time::Duration::from_secs_f64(args.rest));
