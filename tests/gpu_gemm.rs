@@ -354,8 +354,8 @@ fn kernel_names() {
     (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_128x192x64_s4_pp_kk_bf16_bf16");
-    // m <= 16, K-major A and B, k % 8 == 0, B up to 32 Mi elements: B streams through
-    // registers, one CTA per 16 rows of N (grid.x, so any N); 8 warps per CTA once the CTAs
+    // m <= 16, K-major A and B, k % 4 == 0, B up to 32 Mi elements (any, where its rows
+    // start on 8 bytes only): B streams through registers, one CTA per 16 rows of N (grid.x, so any N); 8 warps per CTA once the CTAs
     // fill the SMs, else 16.
     let mut d = desc(16, 1 << 21, 8);
     (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
@@ -368,7 +368,12 @@ fn kernel_names() {
         ((16, 2096, 64), Some("skinny16_w16")),
         ((7, 1000, 4104), Some("skinny16_w16")),
         ((17, 4096, 4096), None),
-        ((16, 4096, 4100), None),
+        // Rows on 8 bytes only: read in place whatever the size of B.
+        ((16, 4096, 4100), Some("skinny16_w8")),
+        ((8, 8192, 8196), Some("skinny16_w8")),
+        // Rows on 4 bytes: staged for the split-K kernel; B past 32 Mi elements on rows
+        // of 16 bytes: the split-K kernel.
+        ((16, 4096, 4098), None),
         ((16, 8192, 8192), None),
     ] {
         let mut d = desc(m, n, k);
@@ -858,6 +863,53 @@ fn gpu_skinny() {
             hopper,
             "GEMV 1x{n}x{k} {la:?}: {kernel}"
         );
+    }
+}
+
+/// Rows of A and B that start on 8 but not 16 bytes (K = 4 mod 8, or leading dimensions
+/// padded by 4) go to the register-streaming kernel in place, read in 8-byte halves, also
+/// past `SKINNY_MAX_B` (8x8192x8196): K residues of 4 in the last piece, M and N edges,
+/// batches; every element against f64.
+#[test]
+fn gpu_skinny_8_byte_rows() {
+    let Some(g) = gpu() else { return };
+    let hopper = g.compute_capability().0 == 9;
+    let mut rng = Rng(19);
+    // (m, n, k, batch, pad): pad 0 is packed (ld = k), 4 makes ld = k + 4.
+    let cases = [
+        (16, 4096, 4100, 1, 0),
+        (1, 4096, 4100, 1, 0),
+        (8, 8192, 8196, 1, 0),
+        (13, 129, 4, 1, 0),
+        (7, 300, 1004, 2, 0),
+        (16, 1000, 512, 1, 4),
+        (3, 77, 1500, 1, 4),
+    ];
+    for (i, &(m, n, k, batch, pad)) in cases.iter().enumerate() {
+        let cs = Case {
+            pad,
+            ..Case::sweep(
+                i,
+                m,
+                n,
+                k,
+                batch,
+                Layout::RowMajor,
+                Layout::ColMajor,
+                Layout::ColMajor,
+            )
+        };
+        let ran = if i % 2 == 0 {
+            let r = run_case::<bf16, bf16>(&g, &mut rng, &cs, None);
+            (r.kernel, r.staged)
+        } else {
+            let r = run_case::<f16, f32>(&g, &mut rng, &cs, None);
+            (r.kernel, r.staged)
+        };
+        if hopper {
+            assert!(ran.0.contains("skinny"), "{m}x{n}x{k} pad {pad}: {}", ran.0);
+            assert_eq!(ran.1, [false; 3], "{m}x{n}x{k} pad {pad}: nothing staged");
+        }
     }
 }
 

@@ -182,10 +182,12 @@ const fn splitk<C: SplitKConfig>() -> KernelConfig {
 }
 
 /// The table entry of a small-M configuration that streams B through registers: a Hopper
-/// entry (16x16 output tiles, 32 k per step) that takes `GemmParams` only.
+/// entry (16x16 output tiles, 32 k per step) that takes `GemmParams` only, and reads rows
+/// that start on 8 bytes in place (in 8-byte halves where they do not start on 16).
 const fn skinny<C: SkinnyConfig>() -> KernelConfig {
     KernelConfig {
         path: LaunchPath::Params,
+        align_elems: 4,
         ..hopper(
             C::NAME,
             "sm90_skinny",
@@ -198,8 +200,9 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
     }
 }
 
-/// Kernels for `m <= 16` with K-major A and B, `k % 8 == 0` and at most [`SKINNY_MAX_B`]
-/// elements of B, which stream B through registers: the 8-warp CTA where there is a CTA
+/// Kernels for `m <= 16` with K-major A and B, `k % 4 == 0` and at most [`SKINNY_MAX_B`]
+/// elements of B (any number where rows start on 8 bytes only), which stream B through
+/// registers: the 8-warp CTA where there is a CTA
 /// per SM, else the 16-warp one (twice the loads in flight per CTA).
 pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>(), skinny::<Skinny16W16>()];
 
@@ -627,8 +630,8 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 /// `cc` with `sm_count` multiprocessors.
 ///
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. For `m <= 16` with
-/// K-major A and B, `k % 8 == 0` and at most [`SKINNY_MAX_B`] elements of B, a
-/// [`SKINNY_KERNELS`] entry wins (the 8-warp one when its CTAs fill every SM, else the
+/// K-major A and B, `k % 4 == 0` and at most [`SKINNY_MAX_B`] elements of B (any number
+/// where rows start on 8 bytes only), a [`SKINNY_KERNELS`] entry wins (the 8-warp one when its CTAs fill every SM, else the
 /// 16-warp one). For `m <= 128` the first eligible [`SMALL_M_KERNELS`] entry whose tile
 /// holds all of M wins; when the preferred fast tile would fill under half the SMs, the last
 /// eligible one. Where the Hopper tiles fill every SM, [`best_persistent`] weighs
@@ -739,21 +742,25 @@ fn tma_ok(plan: &Plan) -> bool {
 }
 
 /// What the register-streaming small-M kernels take: `m` within one 16-row tile, K-major A
-/// and B (16-byte loads along K), `k` a multiple of 8, the batches within `grid.z`, and at
-/// most [`SKINNY_MAX_B`] elements of B.
+/// and B (16- or 8-byte loads along K), `k` a multiple of 4, the batches within `grid.z`,
+/// and at most [`SKINNY_MAX_B`] elements of B where the split-K kernel could read B in
+/// place (rows on 16 bytes); any size where it would need a staged copy of B.
 fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
     plan.m <= c.tile_m as i32
         && plan.a.k_major
         && plan.b.k_major
-        && plan.k % 8 == 0
+        && plan.k % 4 == 0
         && plan.batch as u64 <= MAX_GRID_YZ
-        && plan.n as u64 * plan.k as u64 * plan.batch as u64 <= SKINNY_MAX_B
+        && (plan.n as u64 * plan.k as u64 * plan.batch as u64 <= SKINNY_MAX_B
+            || !plan.fast_aligned(8, 1))
 }
 
-/// Elements of B (all batches) up to which [`SKINNY_KERNELS`] are used: 32 Mi (64 MiB of
-/// bf16), between the sizes measured on an H100 against the split-K kernel: +5% at
-/// 16x4096x4096 (32 MiB of B), +17% at 1x4096x4096, even at 16x1024x4096, −3% at
-/// 16x4096x14336 (112 MiB) and 16x8192x8192 (128 MiB).
+/// Elements of B (all batches) up to which [`SKINNY_KERNELS`] are used where B's rows start
+/// on 16 bytes: 32 Mi (64 MiB of bf16), between the sizes measured on an H100 against the
+/// split-K kernel: +5% at 16x4096x4096 (32 MiB of B), +17% at 1x4096x4096, even at
+/// 16x1024x4096, −3% at 16x4096x14336 (112 MiB) and 16x8192x8192 (128 MiB). Rows on 8
+/// bytes only would cost the split-K kernel a copy of B (8x8192x8196: 0.40 of cuBLAS), so
+/// there the register-streaming kernel takes any size.
 pub const SKINNY_MAX_B: u64 = 1 << 25;
 
 /// What [`dispatch`] decided for one problem.

@@ -21,6 +21,9 @@
 //     slower than the split-K kernel, so it is not taken here; BENCHMARKS.md);
 //   * each warp starts at a different chunk of its slice and wraps around, so that warps do
 //     not all read the same columns of B at once;
+//   * rows of A and B that start on 8 but not 16 bytes (K = 4100, or a view 4 columns in)
+//     are read in place as two 8-byte halves per 16-byte piece, each predicated on K: a
+//     staging copy would triple the bytes of B;
 //   * the warps' (16 n, 16 m) partial tiles are summed in shared memory; no workspace, no
 //     atomics, no cluster.
 //
@@ -43,8 +46,9 @@
 //   dynamic smem = Warps * 2 * ABufElems * 2 + cosize(SmemLayoutRed) * 4 (SMEM_BYTES in Rust)
 //   programmatic stream serialization may be allowed (PDL): the kernel waits on
 //   griddepcontrol.wait before its first global memory access.
-// PRECONDITIONS: M <= 16 and K % 8 == 0 (the kernel traps otherwise); A and B 16-byte aligned
-//   with lda, ldb and batch strides multiples of 8 elements. C/D: any ldc/ldd and alignment.
+// PRECONDITIONS: M <= 16 and K % 4 == 0 (the kernel traps otherwise); A and B 8-byte aligned
+//   with lda, ldb and batch strides multiples of 4 elements (16 bytes and 8 elements, with
+//   K % 8 == 0, take whole 16-byte loads). C/D: any ldc/ldd and alignment.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -69,6 +73,29 @@ __device__ __forceinline__ uint4 ld_stream(const void* p) {
   return v;
 }
 
+__device__ __forceinline__ uint2 ld_stream_half(const void* p) {
+  uint2 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v2.u32 {%0,%1}, [%2];"
+               : "=r"(v.x), "=r"(v.y)
+               : "l"(p));
+  return v;
+}
+
+// The 16-byte piece at k of a row: k < k1 holds for all of it (W = 16: K % 8 == 0) or, in
+// 8-byte halves (W = 8: K % 4 == 0), for each half; zeros where it does not.
+template <int W>
+__device__ __forceinline__ uint4 ld_piece(const void* row, int k, int k1, bool valid) {
+  if constexpr (W == 16) {
+    return valid && k < k1 ? ld_stream(static_cast<const uint16_t*>(row) + k)
+                           : make_uint4(0, 0, 0, 0);
+  } else {
+    const uint16_t* e = static_cast<const uint16_t*>(row) + k;
+    const uint2 lo = valid && k < k1 ? ld_stream_half(e) : make_uint2(0, 0);
+    const uint2 hi = valid && k + 4 < k1 ? ld_stream_half(e + 4) : make_uint2(0, 0);
+    return make_uint4(lo.x, lo.y, hi.x, hi.y);
+  }
+}
+
 // 16-byte cp.async from `src`, or 16 zero bytes (reading nothing) when `!valid`.
 __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool valid) {
   const uint32_t s = uint32_t(__cvta_generic_to_shared(dst));
@@ -76,9 +103,26 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool val
                "r"(valid ? 16 : 0));
 }
 
-template <class Cfg, class In, class Out>
+// 8-byte cp.async (through L1: .cg takes 16 bytes only), or 8 zero bytes when `!valid`.
+__device__ __forceinline__ void cp_async_8(void* dst, const void* src, bool valid) {
+  const uint32_t s = uint32_t(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(s), "l"(src),
+               "r"(valid ? 8 : 0));
+}
+
+// Whether every row of A and B starts on 16 bytes and K % 8 == 0: the whole-piece path.
+__device__ __forceinline__ bool rows_16_byte(GemmParams const& p) {
+  const uint64_t bits = reinterpret_cast<uintptr_t>(p.a) | reinterpret_cast<uintptr_t>(p.b) |
+                        uint64_t(2 * (p.lda | p.ldb | p.k)) |
+                        uint64_t(2 * (p.batch_stride_a | p.batch_stride_b));
+  return (bits & 15) == 0;
+}
+
+// W: the widest access every row of A and B allows, 16 or 8 bytes (rows_16_byte).
+template <class Cfg, class In, class Out, int W>
 __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
-  constexpr int W = Cfg::Warps, U = Cfg::StepsInFlight, KCH = Cfg::KChunk;
+  static_assert(W == 16 || W == 8, "pieces are read whole or in 8-byte halves");
+  constexpr int NW = Cfg::Warps, U = Cfg::StepsInFlight, KCH = Cfg::KChunk;
   constexpr int SPC = KCH / 32;   // steps per chunk
   static_assert(KCH % 64 == 0, "KChunk must be a multiple of 64");
   static_assert(U % SPC == 0 || SPC % U == 0, "StepsInFlight and the chunk must nest");
@@ -86,12 +130,16 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
 
   extern __shared__ __align__(128) uint8_t smem[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
-  if (threadIdx.x == 0 && (blockDim.x != 32 * W || p.m > 16 || p.k % 8 != 0)) __trap();
+  const uint64_t row_bits = reinterpret_cast<uintptr_t>(p.a) | reinterpret_cast<uintptr_t>(p.b) |
+                           uint64_t(2 * (p.lda | p.ldb | p.batch_stride_a | p.batch_stride_b));
+  if (threadIdx.x == 0 &&
+      (blockDim.x != 32 * NW || p.m > 16 || p.k % 4 != 0 || (row_bits & (W - 1)) != 0))
+    __trap();
 
   In* abuf = reinterpret_cast<In*>(smem) + warp * 2 * Cfg::ABufElems;   // 2 chunk buffers
   Tensor sRed = make_tensor(make_smem_ptr(reinterpret_cast<float*>(
-                                smem + W * 2 * Cfg::ABufElems * int(sizeof(In)))),
-                            typename Cfg::SmemLayoutRed{});   // (16 n, 16 m, W)
+                                smem + NW * 2 * Cfg::ABufElems * int(sizeof(In)))),
+                            typename Cfg::SmemLayoutRed{});   // (16 n, 16 m, NW)
 
   const int M = p.m, N = p.n, K = p.k, l = blockIdx.z;
   const In* A = static_cast<const In*>(p.a) + int64_t(l) * p.batch_stride_a;
@@ -99,7 +147,7 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   const int n0 = blockIdx.x * 16;
 
   // This warp's k slice [k0, k1), in chunks of KCH taken from chunk `rot` on, wrapping.
-  const int kc = ((K + W - 1) / W + KCH - 1) / KCH * KCH;
+  const int kc = ((K + NW - 1) / NW + KCH - 1) / KCH * KCH;
   const int k0 = min(K, warp * kc), k1 = min(K, k0 + kc);
   const int nchunks = (k1 - k0 + KCH - 1) / KCH;
   const int nsteps = nchunks * SPC;
@@ -124,8 +172,15 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
       CUTE_UNROLL
       for (int i = lane; i < 16 * (KCH / 8); i += 32) {
         const int m = i / (KCH / 8), kk = 8 * (i % (KCH / 8));
-        const bool ok = m < M && kb + kk < k1;
-        cp_async_16(&sA(m, kk), ok ? A + int64_t(m) * p.lda + kb + kk : A, ok);
+        const In* src = A + int64_t(m) * p.lda + kb + kk;
+        if constexpr (W == 16) {
+          const bool ok = m < M && kb + kk < k1;
+          cp_async_16(&sA(m, kk), ok ? src : A, ok);
+        } else {
+          const bool lo = m < M && kb + kk < k1, hi = m < M && kb + kk + 4 < k1;
+          cp_async_8(&sA(m, kk), lo ? src : A, lo);
+          cp_async_8(&sA(m, kk + 4), hi ? src + 4 : A, hi);
+        }
       }
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -134,9 +189,9 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   uint4 rb0[U], rb1[U];   // the ring of B steps in flight: rows g and g + 8
   auto load_b = [&](int t, int j) {
     const int k = chunk_k(t / SPC) + 32 * (t % SPC) + 8 * q;
-    const bool in = t < nsteps && k < k1;
-    rb0[j] = in && v0 ? ld_stream(b0 + k) : make_uint4(0, 0, 0, 0);
-    rb1[j] = in && v1 ? ld_stream(b1 + k) : make_uint4(0, 0, 0, 0);
+    const bool in = t < nsteps;
+    rb0[j] = ld_piece<W>(b0, k, k1, in && v0);
+    rb1[j] = ld_piece<W>(b1, k, k1, in && v1);
   };
 
   // PDL: the next kernel may start its prologue; global memory is touched only once the
@@ -193,12 +248,12 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
 
   Out* D = static_cast<Out*>(p.d) + int64_t(l) * p.batch_stride_d;
   const Out* C = static_cast<const Out*>(p.c) + int64_t(l) * p.batch_stride_c;
-  for (int i = threadIdx.x; i < 16 * 16; i += 32 * W) {
+  for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW) {
     const int nl = i / 16, m = i % 16, n = n0 + nl;
     if (n >= N || m >= M) continue;
     float v = 0.f;
     CUTE_UNROLL
-    for (int w = 0; w < W; ++w) v += sRed(nl, m, w);
+    for (int w = 0; w < NW; ++w) v += sRed(nl, m, w);
     v *= p.alpha;
     if (p.beta != 0.f) v += p.beta * float(C[int64_t(n) * p.ldc + m]);
     D[int64_t(n) * p.ldd + m] = Out(v);
@@ -215,6 +270,10 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
 #define FERROCUTE_SKINNY_DEFINE(cfgname, Cfg, in, out)                                    \
   extern "C" __global__ void __launch_bounds__(32 * Cfg::Warps)                          \
       ferrocute_sm90_##cfgname##_kk_##in##_##out(const GemmParams params) {              \
-    ferrocute::skinny::skinny_kernel<Cfg, FERROCUTE_SKINNY_TY_##in, FERROCUTE_SKINNY_TY_##out>( \
-        params);                                                                          \
+    using In_ = FERROCUTE_SKINNY_TY_##in;                                                \
+    using Out_ = FERROCUTE_SKINNY_TY_##out;                                              \
+    if (ferrocute::skinny::rows_16_byte(params))                                         \
+      ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 16>(params);                      \
+    else                                                                                  \
+      ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 8>(params);                       \
   }
