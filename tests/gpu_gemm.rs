@@ -913,6 +913,57 @@ fn gpu_skinny_8_byte_rows() {
     }
 }
 
+/// A and B choose their access width apart: one of them on 8-byte rows, the other on
+/// 16-byte rows (16 x 300 x 1000, K-major, ld 1000 or 1004); every element against f64.
+#[test]
+fn gpu_skinny_mixed_row_widths() {
+    let Some(g) = gpu() else { return };
+    let s = g.stream().clone();
+    let mut rng = Rng(29);
+    let (m, n, k) = (16, 300, 1000);
+    for (lda, ldb) in [(1004, 1000), (1000, 1004)] {
+        let ha: Vec<bf16> = (0..m * lda)
+            .map(|_| bf16::from_f32(rng.next_f32()))
+            .collect();
+        let hb: Vec<bf16> = (0..n * ldb)
+            .map(|_| bf16::from_f32(rng.next_f32()))
+            .collect();
+        let (da, db) = (s.clone_htod(&ha).unwrap(), s.clone_htod(&hb).unwrap());
+        let mut dc = s.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+        let d = g
+            .gemm(
+                1.0,
+                &MatRef::new(&da, m, k, Layout::RowMajor).ld(lda),
+                &MatRef::new(&db, k, n, Layout::ColMajor).ld(ldb),
+                0.0,
+                &mut MatMut::new(&mut dc, m, n, Layout::ColMajor),
+            )
+            .unwrap();
+        if g.compute_capability().0 == 9 {
+            assert!(
+                d.kernel.contains("skinny"),
+                "lda {lda} ldb {ldb}: {}",
+                d.kernel
+            );
+            assert_eq!(d.staged, [false; 3], "lda {lda} ldb {ldb}");
+        }
+        let out: Vec<f32> = s.clone_dtoh(&dc).unwrap();
+        for c in 0..n {
+            for r in 0..m {
+                let (want, abs) = (0..k).fold((0.0f64, 0.0f64), |(w, a), kk| {
+                    let x = ha[r * lda + kk].to_f64() * hb[c * ldb + kk].to_f64();
+                    (w + x, a + x.abs())
+                });
+                let got = out[r + c * m] as f64;
+                assert!(
+                    (got - want).abs() <= (k as f64 + 2.0) * 6.0e-8 * abs + 1e-6,
+                    "lda {lda} ldb {ldb} ({r},{c}): got {got}, want {want}"
+                );
+            }
+        }
+    }
+}
+
 /// One small problem per A layout through the register-streaming kernel (a column-major A
 /// with ld 1 is a vector read as K-major), small enough to run under compute-sanitizer.
 #[test]

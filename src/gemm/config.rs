@@ -428,12 +428,12 @@ pub fn persistent_k_blocks(plan: &Plan, cfg: &KernelConfig, sm_count: u32) -> (u
 }
 
 /// Bytes of the workspace a launch of `cfg` on `ctas` CTAs with the tail split `split`
-/// takes (`sm90_gemm.cuh`): a zeroed u32 flag per CTA, rounded up to 1 KiB, then one f32
-/// tile of partial sums per part.
+/// takes (`sm90_gemm.cuh`): a zeroed u32 arrival counter per CTA, rounded up to 1 KiB, then
+/// one f32 tile of partial sums per part.
 ///
 /// ```
 /// use ferrocute::gemm::config::{tail_split_workspace_bytes, TailSplit, PERSISTENT_KERNELS};
-/// // 4 tiles of 128x128 in 6 parts on 132 CTAs: 1 KiB of flags and 24 x 64 KiB.
+/// // 4 tiles of 128x128 in 6 parts on 132 CTAs: 1 KiB of counters and 24 x 64 KiB.
 /// let split = TailSplit { tiles: 4, splits: 6 };
 /// assert_eq!(tail_split_workspace_bytes(&PERSISTENT_KERNELS[2].config, 132, split),
 ///            1024 + 24 * 65536);
@@ -752,7 +752,7 @@ fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
         && plan.k % 4 == 0
         && plan.batch as u64 <= MAX_GRID_YZ
         && (plan.n as u64 * plan.k as u64 * plan.batch as u64 <= SKINNY_MAX_B
-            || !plan.fast_aligned(8, 1))
+            || !plan.b.fast_aligned(8, 1, plan.batch > 1))
 }
 
 /// Elements of B (all batches) up to which [`SKINNY_KERNELS`] are used where B's rows start

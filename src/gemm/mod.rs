@@ -97,8 +97,8 @@ pub struct Gemm {
     /// Staged copies of misaligned operands (grown on demand, shared by clones, which
     /// use the same stream).
     workspace: Arc<Mutex<Option<CudaSlice<u8>>>>,
-    /// Partial sums of split tail tiles and their flags (zeroed when allocated; each launch
-    /// leaves the flags zero again), shared like `workspace`.
+    /// Partial sums of split tail tiles and their arrival counters (zeroed when allocated;
+    /// each launch leaves the counters zero again), shared like `workspace`.
     partials: Arc<Mutex<Option<CudaSlice<u8>>>>,
 }
 

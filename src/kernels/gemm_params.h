@@ -32,8 +32,8 @@ struct GemmParams {
   float beta;
   // Split tail (the sm90 persistent tiles only; 0 elsewhere): the last tail_tiles tiles
   // are split along K into tail_splits parts, one per CTA, whose partial sums meet in
-  // workspace (sm90_gemm.cuh: a flag per part, zero before the launch, then a f32 tile
-  // per part).
+  // workspace (sm90_gemm.cuh: an arrival counter per tile, zero before the launch, then
+  // a f32 tile per part).
   void* workspace;
   int32_t tail_tiles;
   int32_t tail_splits;

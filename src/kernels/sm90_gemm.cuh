@@ -105,8 +105,8 @@
 //               parts (clamped to grid.x / tail_tiles and to the k-blocks), one per CTA
 //               (WorkList); grid = (numSMs, 1, 1) makes the other tiles whole rounds.
 //               params.workspace: 1024-byte aligned, roundup(grid.x*4, 1024) bytes of u32
-//               flags that are zero before the launch (the kernel leaves them zero), then
-//               tail_tiles*tail_splits f32 tiles of BM*BN. tail_splits < 2: no split, no
+//               counters that are zero before the launch (the kernel leaves them zero),
+//               then tail_tiles*tail_splits f32 tiles of BM*BN. tail_splits < 2: no split, no
 //               workspace.
 //   block     = (384, 1, 1)                      warpgroup 0 = producer (1 TMA thread),
 //                                                warpgroups 1,2 = consumers (WGMMA + epilogue)
@@ -701,13 +701,15 @@ __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int b
 }
 
 // ---------------------------------------------------------------------------------
-// Partial sums of a split tail. The workspace (GemmParams::workspace) holds one u32 flag
-// per part (zero between launches) in tail_flag_bytes(gridDim.x), then one BMxBN f32 slot
-// per part. Each thread of the tile's consumers keeps its accumulators in register order,
-// float4 j of thread t at float4 index j*Threads + t, so the part holding split 0, whose
-// threads hold the same fragment, adds the other splits' sums in place.
+// Partial sums of a split tail. The workspace (GemmParams::workspace) holds one u32
+// arrival counter per tile (zero between launches) in tail_counter_bytes(gridDim.x), then
+// one BMxBN f32 slot per part. Each thread of the tile's consumers keeps its accumulators in
+// register order, float4 j of thread t at float4 index j*Threads + t, so whichever part
+// sums the slots holds the same fragment in the same threads. No CTA waits for another:
+// the parts need not be resident at once (a sanitizer that serialises CTAs, or SMs taken
+// by other work).
 // ---------------------------------------------------------------------------------
-__device__ __forceinline__ int64_t tail_flag_bytes(int ctas) {
+__device__ __forceinline__ int64_t tail_counter_bytes(int ctas) {
   return (int64_t(ctas) * 4 + 1023) / 1024 * 1024;
 }
 
@@ -720,55 +722,64 @@ __device__ __forceinline__ void store_partial_sums(Accum const& acc, float* slot
            make_float4(acc(4 * j), acc(4 * j + 1), acc(4 * j + 2), acc(4 * j + 3)));
 }
 
-template <int Threads, class Accum>
-__device__ __forceinline__ void add_partial_sums(Accum& acc, const float* slot, int t) {
+// acc = slot (Add = false) or acc += slot (Add = true).
+template <int Threads, bool Add, class Accum>
+__device__ __forceinline__ void load_partial_sums(Accum& acc, const float* slot, int t) {
   const float4* src = reinterpret_cast<const float4*>(slot) + t;
   CUTE_UNROLL
   for (int j = 0; j < int(size(acc)) / 4; ++j) {
     const float4 v = __ldcg(src + j * Threads);
-    acc(4 * j) += v.x;
-    acc(4 * j + 1) += v.y;
-    acc(4 * j + 2) += v.z;
-    acc(4 * j + 3) += v.w;
+    acc(4 * j) = Add ? acc(4 * j) + v.x : v.x;
+    acc(4 * j + 1) = Add ? acc(4 * j + 1) + v.y : v.y;
+    acc(4 * j + 2) = Add ? acc(4 * j + 2) + v.z : v.z;
+    acc(4 * j + 3) = Add ? acc(4 * j + 3) + v.w : v.w;
   }
 }
 
-// Release: the partial sums written before a barrier with the other writers are visible
-// to whoever acquires the flag.
-__device__ __forceinline__ void tail_flag_set(uint32_t* flag) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(1u) : "memory");
+// One part's arrival at its tile's counter (by one thread, after a barrier of the part's
+// threads behind their stores): release of this part's sums, acquire of those of the parts
+// that arrived before. Returns the count before this arrival.
+__device__ __forceinline__ uint32_t tail_arrive(uint32_t* counter) {
+  uint32_t old;
+  asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;"
+               : "=r"(old)
+               : "l"(counter)
+               : "memory");
+  return old;
 }
 
-__device__ __forceinline__ void tail_flag_wait(const uint32_t* flag) {
-  uint32_t v;
-  do {
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-  } while (v == 0);
+// Named barrier of nthreads threads that also ORs their predicates.
+__device__ __forceinline__ bool named_bar_any(int id, int nthreads, bool pred) {
+  uint32_t r;
+  asm volatile(
+      "{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n"
+      " selp.u32 %0, 1, 0, q;\n}"
+      : "=r"(r)
+      : "r"(uint32_t(pred)), "r"(id), "r"(nthreads)
+      : "memory");
+  return r != 0;
 }
 
 // After the main loop of work w, by the Threads threads (thread t, named barrier bar_id)
-// that hold its accumulators: a part of a split tail other than split 0 leaves its sums in
-// its slot and returns false (no epilogue); split 0 adds the other splits' sums, resets
-// their flags for the next launch and returns true, as does a whole tile.
+// that hold its accumulators: a part of a split tail leaves its sums in its slot and
+// arrives at its tile's counter; all but the last to arrive return false (no epilogue).
+// The last sums the slots in split order (the same bits whichever part is last), zeroes the
+// counter for the next launch and returns true, as does a whole tile.
 template <int Threads, class Accum, class SlotOf>
 __device__ __forceinline__ bool split_tail_fixup(Accum& acc, Work const& w, int tail_units,
-                                                 int splits, uint32_t* flags,
+                                                 int splits, uint32_t* counters,
                                                  SlotOf const& slot_of, int t, int bar_id) {
   if (w.part < 0 || splits < 2) return true;
-  if (w.part >= tail_units) {
-    store_partial_sums<Threads>(acc, slot_of(w.part), t);
-    named_bar_sync(bar_id, Threads);
-    if (t == 0) tail_flag_set(&flags[w.part]);
-    return false;
-  }
-  for (int j = 1; j < splits; ++j) {
-    const int q = w.part + j * tail_units;
-    tail_flag_wait(&flags[q]);
-    add_partial_sums<Threads>(acc, slot_of(q), t);
-  }
-  named_bar_sync(bar_id, Threads);   // every thread has seen every flag set
-  if (t == 0)
-    for (int j = 1; j < splits; ++j) flags[w.part + j * tail_units] = 0;
+  store_partial_sums<Threads>(acc, slot_of(w.part), t);
+  named_bar_sync(bar_id, Threads);   // this part's sums are all written
+  const int tile = w.part % tail_units;   // its parts: tile + j * tail_units, split j
+  const bool last =
+      named_bar_any(bar_id, Threads, t == 0 && tail_arrive(&counters[tile]) == splits - 1u);
+  if (!last) return false;
+  if (w.part != tile) load_partial_sums<Threads, false>(acc, slot_of(tile), t);
+  for (int j = 1; j < splits; ++j)
+    load_partial_sums<Threads, true>(acc, slot_of(tile + j * tail_units), t);
+  if (t == 0) counters[tile] = 0;
   return true;
 }
 
@@ -887,10 +898,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                              : 0;
   const int splits =
       tail_units > 0 ? max(1, min(min(p.tail_splits, k_tiles), int(gridDim.x) / tail_units)) : 1;
-  uint32_t* const tail_flags = reinterpret_cast<uint32_t*>(p.workspace);
+  uint32_t* const tail_counters = reinterpret_cast<uint32_t*>(p.workspace);
   auto tail_slot = [&](int part) {
     return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(p.workspace) +
-                                    tail_flag_bytes(gridDim.x) + int64_t(part) * (BM * BN * 4));
+                                    tail_counter_bytes(gridDim.x) + int64_t(part) * (BM * BN * 4));
   };
   const int group = (Cfg::RasterGroup + CM - 1) / CM;
   auto tile_of = [&](int unit) {
@@ -995,7 +1006,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
       if constexpr (kTail) {
-        if (!split_tail_fixup<256>(accum, w, tail_units, splits, tail_flags, tail_slot, ctid,
+        if (!split_tail_fixup<256>(accum, w, tail_units, splits, tail_counters, tail_slot, ctid,
                                    kTailBarrier))
           continue;
       }
@@ -1089,7 +1100,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
       if constexpr (kTail) {
-        if (!split_tail_fixup<128>(accum, w, tail_units, splits, tail_flags, tail_slot, wtid,
+        if (!split_tail_fixup<128>(accum, w, tail_units, splits, tail_counters, tail_slot, wtid,
                                    1 + cwg))
           continue;
       }

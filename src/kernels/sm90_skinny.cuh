@@ -21,9 +21,9 @@
 //     slower than the split-K kernel, so it is not taken here; BENCHMARKS.md);
 //   * each warp starts at a different chunk of its slice and wraps around, so that warps do
 //     not all read the same columns of B at once;
-//   * rows of A and B that start on 8 but not 16 bytes (K = 4100, or a view 4 columns in)
-//     are read in place as two 8-byte halves per 16-byte piece, each predicated on K: a
-//     staging copy would triple the bytes of B;
+//   * rows that start on 8 but not 16 bytes (K = 4100, or a view 4 columns in) are read in
+//     place, B's 16-byte pieces as two 8-byte halves and A's with 8-byte copies, each
+//     predicated on K: a staging copy would triple the bytes of B. A and B choose apart;
 //   * the warps' (16 n, 16 m) partial tiles are summed in shared memory; no workspace, no
 //     atomics, no cluster.
 //
@@ -110,15 +110,14 @@ __device__ __forceinline__ void cp_async_8(void* dst, const void* src, bool vali
                "r"(valid ? 8 : 0));
 }
 
-// Whether every row of A and B starts on 16 bytes and K % 8 == 0: the whole-piece path.
-__device__ __forceinline__ bool rows_16_byte(GemmParams const& p) {
-  const uint64_t bits = reinterpret_cast<uintptr_t>(p.a) | reinterpret_cast<uintptr_t>(p.b) |
-                        uint64_t(2 * (p.lda | p.ldb | p.k)) |
-                        uint64_t(2 * (p.batch_stride_a | p.batch_stride_b));
-  return (bits & 15) == 0;
+// The low bits of an operand's row starts (base, leading dimension and batch stride of a
+// 16-bit operand) and of K: 16-byte pieces fit where (bits & 15) == 0.
+__device__ __forceinline__ uint64_t row_start_bits(const void* base, int64_t ld, int64_t step,
+                                                   int k) {
+  return reinterpret_cast<uintptr_t>(base) | uint64_t(2 * (ld | step | int64_t(k)));
 }
 
-// W: the widest access every row of A and B allows, 16 or 8 bytes (rows_16_byte).
+// W: the widest access every row of B allows, 16 or 8 bytes (row_start_bits).
 template <class Cfg, class In, class Out, int W>
 __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   static_assert(W == 16 || W == 8, "pieces are read whole or in 8-byte halves");
@@ -130,11 +129,12 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
 
   extern __shared__ __align__(128) uint8_t smem[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
-  const uint64_t row_bits = reinterpret_cast<uintptr_t>(p.a) | reinterpret_cast<uintptr_t>(p.b) |
-                           uint64_t(2 * (p.lda | p.ldb | p.batch_stride_a | p.batch_stride_b));
-  if (threadIdx.x == 0 &&
-      (blockDim.x != 32 * NW || p.m > 16 || p.k % 4 != 0 || (row_bits & (W - 1)) != 0))
+  const uint64_t a_bits = row_start_bits(p.a, p.lda, p.batch_stride_a, p.k);
+  const uint64_t b_bits = row_start_bits(p.b, p.ldb, p.batch_stride_b, p.k);
+  if (threadIdx.x == 0 && (blockDim.x != 32 * NW || p.m > 16 || ((a_bits | b_bits) & 7) != 0 ||
+                           (b_bits & (W - 1)) != 0))
     __trap();
+  const bool a_whole = (a_bits & 15) == 0;   // A's chunks in 16-byte copies
 
   In* abuf = reinterpret_cast<In*>(smem) + warp * 2 * Cfg::ABufElems;   // 2 chunk buffers
   Tensor sRed = make_tensor(make_smem_ptr(reinterpret_cast<float*>(
@@ -173,7 +173,7 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
       for (int i = lane; i < 16 * (KCH / 8); i += 32) {
         const int m = i / (KCH / 8), kk = 8 * (i % (KCH / 8));
         const In* src = A + int64_t(m) * p.lda + kb + kk;
-        if constexpr (W == 16) {
+        if (a_whole) {
           const bool ok = m < M && kb + kk < k1;
           cp_async_16(&sA(m, kk), ok ? src : A, ok);
         } else {
@@ -272,7 +272,8 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
       ferrocute_sm90_##cfgname##_kk_##in##_##out(const GemmParams params) {              \
     using In_ = FERROCUTE_SKINNY_TY_##in;                                                \
     using Out_ = FERROCUTE_SKINNY_TY_##out;                                              \
-    if (ferrocute::skinny::rows_16_byte(params))                                         \
+    if ((ferrocute::skinny::row_start_bits(params.b, params.ldb, params.batch_stride_b,   \
+                                           params.k) & 15) == 0)                          \
       ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 16>(params);                      \
     else                                                                                  \
       ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 8>(params);                       \
