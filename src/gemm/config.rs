@@ -343,8 +343,8 @@ pub struct TailSplit {
 }
 
 /// The time a tail split costs beyond its share of k-blocks, in k-blocks: writing one
-/// partial f32 tile and waiting for it (the first term) and adding each other split's in
-/// the part that stores the tile (the second, per split). Estimated, not fitted: on an
+/// partial f32 tile and arriving at the tile's counter (the first term) and adding each
+/// split's sums in the last part to arrive, which stores the tile (the second, per split). Estimated, not fitted: on an
 /// H100 the measured gains are smaller than the k-blocks predict (2560³: 2–4% against
 /// 16%, BENCHMARKS.md), which is why [`Weighed::split_tail`] limits the split to the tiles
 /// where it measured no loss.
