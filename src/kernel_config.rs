@@ -11,7 +11,7 @@ use crate::algebra::{make_layout, make_layout_right, tile_to_shape};
 use crate::operand::Operand;
 use crate::render::{cpp_tuple, cpp_type};
 use crate::tup::Tup;
-use crate::value::Value;
+use crate::value::{SwizzleFn, Value};
 
 /// Bytes of one bf16/f16 element.
 const ELEM_BYTES: usize = 2;
@@ -801,11 +801,14 @@ pub fn render_splitk_header() -> String {
 /// A small-M configuration (`src/kernels/sm90_skinny.cuh`) for `M <= 16`: a CTA owns 16 rows
 /// of N, its `WARPS` warps split K, and B streams from global memory straight into mma.sync
 /// fragments, `STEPS_IN_FLIGHT` steps of 32 k ahead, while each warp stages its chunks of A
-/// in shared memory.
+/// (K-major or M-major) in shared memory.
 ///
 /// ```
 /// use ferrocute::kernel_config::{SkinnyConfig, Skinny16W8};
 /// assert_eq!(Skinny16W8::SMEM_A.to_string(), "(16,128):(160,1)");
+/// // An M-major chunk keeps A's 16 m per k; bits 3-4 of k (and 5) swizzle its 16-byte units.
+/// assert_eq!(Skinny16W8::SMEM_AM.to_string(),
+///            "Sw<3,3,4> o 0 o (16,(4,2,2,2,2,2)):(1,(16,64,128,512,256,1024))");
 /// // Per warp: two chunks of cosize 15 * 160 + 128 = 2528 bf16, a 16 x 20 f32 partial tile.
 /// assert_eq!(Skinny16W8::SMEM_BYTES, 8 * (2 * 2528 * 2 + 16 * 20 * 4));
 /// ```
@@ -823,10 +826,14 @@ pub trait SkinnyConfig {
 
     /// Threads per CTA.
     const THREADS: usize = 32 * Self::WARPS;
-    /// `(16 m, K_CHUNK k)` shared memory of one chunk of A, checked at compile time.
+    /// `(16 m, K_CHUNK k)` shared memory of one chunk of a K-major A, checked at compile
+    /// time.
     const SMEM_A: Value = skinny_check(Self::WARPS, Self::STEPS_IN_FLIGHT, Self::K_CHUNK);
-    /// Elements of one chunk buffer: the chunk's cosize, rounded to 16 bytes.
-    const A_BUF_ELEMS: usize = skinny_buf_elems(&Self::SMEM_A);
+    /// `(16 m, K_CHUNK k)` shared memory of one chunk of an M-major A, checked at compile
+    /// time.
+    const SMEM_AM: Value = skinny_m_major_chunk(Self::K_CHUNK);
+    /// Elements of one chunk buffer: the larger chunk's cosize, rounded to 16 bytes.
+    const A_BUF_ELEMS: usize = skinny_buf_elems(&Self::SMEM_A, &Self::SMEM_AM);
     /// `(16 n, 16 m, WARPS)` f32 partial tiles of the warps.
     const SMEM_RED: Value = Value::layout(
         Tup::flat(&[16, 16, Self::WARPS]),
@@ -839,8 +846,9 @@ pub trait SkinnyConfig {
 /// Row pitch (floats) of a warp's `(16 n, 16 m)` partial tile.
 const SKINNY_RED_PITCH: usize = 20;
 
-const fn skinny_buf_elems(smem_a: &Value) -> usize {
-    smem_a.cosize().next_multiple_of(16 / ELEM_BYTES)
+const fn skinny_buf_elems(k_major: &Value, m_major: &Value) -> usize {
+    let (k, m) = (k_major.cosize(), m_major.cosize());
+    (if k > m { k } else { m }).next_multiple_of(16 / ELEM_BYTES)
 }
 
 const fn skinny_smem_bytes(warps: usize, buf_elems: usize) -> usize {
@@ -857,8 +865,12 @@ pub const fn skinny_check(warps: usize, steps: usize, k_chunk: usize) -> Value {
         "kernel config: 1 to 32 warps per CTA"
     );
     assert!(
-        k_chunk % 64 == 0,
-        "kernel config: the A chunk must be a multiple of 64 k"
+        k_chunk % 64 == 0 && k_chunk <= 256,
+        "kernel config: the A chunk must be a multiple of 64 k, at most 256"
+    );
+    assert!(
+        32 % (k_chunk / 8) == 0,
+        "kernel config: a warp copies whole rows of 8-k pieces of the A chunk (64, 128 or 256 k)"
     );
     let per_chunk = k_chunk / 32;
     assert!(
@@ -872,9 +884,73 @@ pub const fn skinny_check(warps: usize, steps: usize, k_chunk: usize) -> Value {
         "kernel config: the row pitch of the A chunk must be 64 bytes past a multiple of 128"
     );
     assert!(
-        skinny_smem_bytes(warps, skinny_buf_elems(&a)) <= SMEM_LIMIT,
+        skinny_smem_bytes(warps, skinny_buf_elems(&a, &skinny_m_major_chunk(k_chunk)))
+            <= SMEM_LIMIT,
         "kernel config: the A chunks and partial tiles exceed the 227 KiB a CTA may use"
     );
+    a
+}
+
+/// The `(16, K_CHUNK)` chunk layout of an M-major A: A's 16 m of each k stay together (so
+/// that cp.async copies 8 m at a time), and its 16-byte units are swizzled so that each
+/// 8-lane phase of the kernel's `ldmatrix.trans` (rows k = c + {0, 1, 8, 9, 16, 17, 24, 25}
+/// at one half of m: the k permutation of the B fragments) reads 8 distinct bank groups.
+/// k's bits 0-1 go to the unit's bits 1-2, bit 3 to bit 7 and bit 4 to bit 9, so that
+/// `Sw<3,3,4>` flips the m half with bit 3 and the units' k bit 1 with bit 4 (bit 5 of k,
+/// at bit 8, flips bit 0 of k alike for every row of a phase). Each lane stages rows
+/// `k0 + 16 j` of the chunk (`k0 < 16`), whose offsets are its own XOR a constant per `j`.
+pub const fn skinny_m_major_chunk(k_chunk: usize) -> Value {
+    assert!(
+        k_chunk % 64 == 0,
+        "kernel config: the A chunk must be a multiple of 64 k"
+    );
+    let layout = Value::layout(
+        Tup::tuple(&[Tup::leaf(16), Tup::flat(&[4, 2, 2, 2, 2, k_chunk / 64])]),
+        Tup::tuple(&[Tup::leaf(1), Tup::flat(&[16, 64, 128, 512, 256, 1024])]),
+    );
+    let a = Value::composed(SwizzleFn { b: 3, m: 3, s: 4 }, 0, &layout);
+    let mut c = 0;
+    while c < k_chunk {
+        let mut half = 0;
+        while half < 16 {
+            let mut seen = 0u32;
+            let mut row = 0;
+            while row < 8 {
+                let k = c + 8 * (row / 2) + row % 2;
+                let mut e = 1;
+                while e < 8 {
+                    assert!(
+                        a.eval(half + e + 16 * k) == a.eval(half + 16 * k) + e,
+                        "kernel config: the 8 m of an M-major piece must be contiguous"
+                    );
+                    e += 1;
+                }
+                seen |= 1 << (a.eval(half + 16 * k) * ELEM_BYTES / 16 % 8);
+                row += 1;
+            }
+            assert!(
+                seen == 0xff,
+                "kernel config: an ldmatrix phase of the M-major A chunk hits one bank group twice"
+            );
+            half += 8;
+        }
+        c += if c % 8 == 6 { 26 } else { 2 };
+    }
+    // The kernel stages piece (m0, k0 + 16 j) of a lane at its offset of (m0, k0) XOR that
+    // of (0, 16 j), a constant per j.
+    let mut j = 0;
+    while j < k_chunk / 16 {
+        let mut i = 0;
+        while i < 32 {
+            let (m0, k0) = (8 * (i % 2), i / 2);
+            assert!(
+                a.eval(m0 + 16 * (k0 + 16 * j)) == a.eval(m0 + 16 * k0) ^ a.eval(16 * 16 * j),
+                "kernel config: the M-major A chunk must split by XOR into a lane's offset and row 16 j's"
+            );
+            i += 1;
+        }
+        j += 1;
+    }
     a
 }
 
@@ -888,6 +964,7 @@ pub fn render_skinny<C: SkinnyConfig>() -> String {
     );
     s += &format!("  static constexpr int KChunk = {};\n", C::K_CHUNK);
     s += &format!("  using SmemLayoutAK = {};\n", cpp_type(&C::SMEM_A));
+    s += &format!("  using SmemLayoutAM = {};\n", cpp_type(&C::SMEM_AM));
     s += &format!("  using SmemLayoutRed = {};\n", cpp_type(&C::SMEM_RED));
     s += &format!("  static constexpr int ABufElems = {};\n", C::A_BUF_ELEMS);
     s + "};\n"
@@ -924,7 +1001,7 @@ skinny_config!(
 pub fn render_skinny_header() -> String {
     fn entry<C: SkinnyConfig>() -> (String, String) {
         let () = {
-            let _ = C::SMEM_A;
+            let _ = (C::SMEM_A, C::SMEM_AM);
         };
         (render_skinny::<C>(), hopper_entry(C::NAME, C::STRUCT))
     }

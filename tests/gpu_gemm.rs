@@ -383,6 +383,26 @@ fn kernel_names() {
             Some(w) => assert_eq!(ds.kernel, format!("ferrocute_sm90_{w}_kk_bf16_bf16")),
             None => assert!(!ds.kernel.contains("skinny"), "{m}x{n}x{k}: {}", ds.kernel),
         }
+        // An M-major A: the same kernel's `mk` entry where A's k rows start on 8 bytes (ld a
+        // multiple of 4 elements), never where they do not.
+        let mut t = d;
+        t.a.shape.layout = Layout::ColMajor;
+        for (ld, aligned) in [
+            (m.next_multiple_of(4), true),
+            (m.next_multiple_of(4) + 2, false),
+        ] {
+            t.a.shape.ld = ld;
+            t.a.len = ld * k;
+            let ds = dispatch(&t, "bf16", "bf16", (9, 0), 132).unwrap();
+            match want.filter(|_| aligned) {
+                Some(w) => assert_eq!(ds.kernel, format!("ferrocute_sm90_{w}_mk_bf16_bf16")),
+                None => assert!(
+                    !ds.kernel.contains("skinny"),
+                    "{m}x{n}x{k} lda {ld}: {}",
+                    ds.kernel
+                ),
+            }
+        }
         // An N-major B, or an Ampere GPU: never.
         let mut t = d;
         t.b.shape.layout = Layout::RowMajor;
@@ -788,9 +808,9 @@ fn gpu_split_k_clusters_resident() {
     }
 }
 
-/// The register-streaming kernels for m <= 16 (K-major A and B, k % 8 == 0): edge sizes of
-/// M, N and K, K over 1 to 128 chunks (and split over 8 or 16 warps), both CTA sizes, every
-/// transpose (a row-major C swaps the operands: then N <= 16 qualifies), alpha/beta,
+/// The register-streaming kernels for m <= 16 (K-major B, A either way, k % 8 == 0): edge
+/// sizes of M, N and K, K over 1 to 128 chunks (and split over 8 or 16 warps), both CTA
+/// sizes, every transpose (a row-major C swaps the operands: then N <= 16 qualifies), alpha/beta,
 /// batches, three type pairs, and GEMVs whose 1 x k A is column-major with ld 1; every
 /// element against the f64 reference.
 #[test]
@@ -824,11 +844,14 @@ fn gpu_skinny() {
                         _ => run_case::<bf16, f16>(&g, &mut rng, &cs, None).kernel,
                     };
                     // The kernel's M is m for a column-major C, else n (A and B swap and
-                    // transpose); either way its A and B are K-major iff A is row-major and
-                    // B column-major.
-                    let km = if lc == Layout::ColMajor { m } else { n };
-                    let tn = la == Layout::RowMajor && lb == Layout::ColMajor;
-                    let want = hopper && km <= 16 && tn;
+                    // transpose): its B is then A^T, K-major iff A is row-major. Its A may
+                    // be either (the leading dimensions here are multiples of 8).
+                    let (km, kb_k_major) = if lc == Layout::ColMajor {
+                        (m, lb == Layout::ColMajor)
+                    } else {
+                        (n, la == Layout::RowMajor)
+                    };
+                    let want = hopper && km <= 16 && kb_k_major;
                     assert_eq!(
                         kernel.contains("skinny"),
                         want,
@@ -964,13 +987,101 @@ fn gpu_skinny_mixed_row_widths() {
     }
 }
 
+/// An M-major A through the register-streaming kernel: k rows of A on 16 bytes (whole
+/// copies, M cut inside a piece) and on 8 bytes only (halves), M from 1 to 16, B on 16- or
+/// 8-byte rows, K ending inside a chunk; an A whose k rows start on 4 bytes is staged. Every
+/// element against f64, over a NaN-poisoned C (beta 0) or a random one (beta 0.5).
+#[test]
+fn gpu_skinny_m_major_a() {
+    let Some(g) = gpu() else { return };
+    let hopper = g.compute_capability().0 == 9;
+    let s = g.stream().clone();
+    let mut rng = Rng(31);
+    // (m, n, k, lda, ldb, beta)
+    let cases = [
+        (16, 4096, 4096, 16, 4096, 0.0),
+        (13, 300, 1000, 16, 1000, 0.5),
+        (12, 257, 2052, 12, 2052, 0.0),
+        (5, 129, 1504, 8, 1508, 0.5),
+        (3, 77, 520, 4, 520, 0.0),
+        (16, 1000, 4100, 20, 4100, 0.0),
+        (9, 2112, 64, 12, 64, 0.5),
+        (1, 33, 4104, 4, 4104, 0.0),
+        (6, 100, 512, 6, 512, 0.0),
+    ];
+    for &(m, n, k, lda, ldb, beta) in &cases {
+        let ha: Vec<bf16> = (0..lda * k)
+            .map(|_| bf16::from_f32(rng.next_f32()))
+            .collect();
+        let hb: Vec<bf16> = (0..ldb * n)
+            .map(|_| bf16::from_f32(rng.next_f32()))
+            .collect();
+        let hc: Vec<f32> = (0..m * n)
+            .map(|_| {
+                if beta == 0.0 {
+                    f32::NAN
+                } else {
+                    rng.next_f32()
+                }
+            })
+            .collect();
+        let (da, db) = (s.clone_htod(&ha).unwrap(), s.clone_htod(&hb).unwrap());
+        let mut dc = s.clone_htod(&hc).unwrap();
+        let d = g
+            .gemm(
+                1.0,
+                &MatRef::new(&da, m, k, Layout::ColMajor).ld(lda),
+                &MatRef::new(&db, k, n, Layout::ColMajor).ld(ldb),
+                beta,
+                &mut MatMut::new(&mut dc, m, n, Layout::ColMajor),
+            )
+            .unwrap();
+        let case = format!("{m}x{n}x{k} lda {lda} ldb {ldb}");
+        if hopper {
+            // ld 6 puts A's k rows on 4 bytes: A is staged with an ld of 8 first.
+            assert!(
+                d.kernel.contains("skinny16") && d.kernel.contains("_mk_"),
+                "{case}: {}",
+                d.kernel
+            );
+            assert_eq!(d.staged, [lda % 4 != 0, false, false], "{case}");
+        }
+        let out: Vec<f32> = s.clone_dtoh(&dc).unwrap();
+        for c in 0..n {
+            for r in 0..m {
+                let (dot, abs) = (0..k).fold((0.0f64, 0.0f64), |(w, a), kk| {
+                    let x = ha[r + kk * lda].to_f64() * hb[kk + c * ldb].to_f64();
+                    (w + x, a + x.abs())
+                });
+                let cv = if beta == 0.0 {
+                    0.0
+                } else {
+                    hc[r + c * m] as f64
+                };
+                let want = dot + beta as f64 * cv;
+                let got = out[r + c * m] as f64;
+                assert!(
+                    (got - want).abs() <= (k as f64 + 2.0) * 6.0e-8 * (abs + cv.abs()) + 1e-6,
+                    "{case} ({r},{c}): got {got}, want {want}"
+                );
+            }
+        }
+    }
+}
+
 /// One small problem per A layout through the register-streaming kernel (a column-major A
-/// with ld 1 is a vector read as K-major), small enough to run under compute-sanitizer.
+/// with ld 1 is a vector read as K-major; with ld 16 and 12 it is M-major on 16- and
+/// 8-byte k rows), small enough to run under compute-sanitizer.
 #[test]
 fn gpu_skinny_small() {
     let Some(g) = gpu() else { return };
     let mut rng = Rng(19);
-    for (m, la, pad) in [(13, Layout::RowMajor, ALIGN8), (1, Layout::ColMajor, 0)] {
+    for (m, la, pad) in [
+        (13, Layout::RowMajor, ALIGN8),
+        (1, Layout::ColMajor, 0),
+        (13, Layout::ColMajor, ALIGN8),
+        (12, Layout::ColMajor, 0),
+    ] {
         let cs = Case {
             m,
             n: 129,

@@ -200,9 +200,9 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
     }
 }
 
-/// Kernels for `m <= 16` with K-major A and B, `k % 4 == 0` and at most [`SKINNY_MAX_B`]
+/// Kernels for `m <= 16` with a K-major B, `k % 4 == 0` and at most [`SKINNY_MAX_B`]
 /// elements of B (any number where rows start on 8 bytes only), which stream B through
-/// registers: the 8-warp CTA where there is a CTA
+/// registers (A K- or M-major): the 8-warp CTA where there is a CTA
 /// per SM, else the 16-warp one (twice the loads in flight per CTA).
 pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>(), skinny::<Skinny16W16>()];
 
@@ -630,7 +630,7 @@ fn arch_ok(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
 /// `cc` with `sm_count` multiprocessors.
 ///
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. For `m <= 16` with
-/// K-major A and B, `k % 4 == 0` and at most [`SKINNY_MAX_B`] elements of B (any number
+/// a K-major B, `k % 4 == 0` and at most [`SKINNY_MAX_B`] elements of B (any number
 /// where rows start on 8 bytes only), a [`SKINNY_KERNELS`] entry wins (the 8-warp one when its CTAs fill every SM, else the
 /// 16-warp one). For `m <= 128` the first eligible [`SMALL_M_KERNELS`] entry whose tile
 /// holds all of M wins; when the preferred fast tile would fill under half the SMs, the last
@@ -741,13 +741,13 @@ fn tma_ok(plan: &Plan) -> bool {
         && strides_ok(&plan.b)
 }
 
-/// What the register-streaming small-M kernels take: `m` within one 16-row tile, K-major A
-/// and B (16- or 8-byte loads along K), `k` a multiple of 4, the batches within `grid.z`,
+/// What the register-streaming small-M kernels take: `m` within one 16-row tile, a K-major
+/// B (16- or 8-byte loads along K) and A of either majorness (the `align_elems` of 4 puts
+/// an M-major A's k rows on 8 bytes), `k` a multiple of 4, the batches within `grid.z`,
 /// and at most [`SKINNY_MAX_B`] elements of B where the split-K kernel could read B in
 /// place (rows on 16 bytes); any size where it would need a staged copy of B.
 fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
     plan.m <= c.tile_m as i32
-        && plan.a.k_major
         && plan.b.k_major
         && plan.k % 4 == 0
         && plan.batch as u64 <= MAX_GRID_YZ

@@ -335,7 +335,7 @@ impl Gemm {
     }
 
     /// The staging of a dispatched problem, and the dispatch of the staged problem (its
-    /// plan still to be placed in the workspace): only where the copies let a TMA kernel
+    /// plan still to be placed in the workspace): only where the copies let a Hopper kernel
     /// run. D goes through the workspace only with A or B and on the persistent tiles,
     /// whose element-wise stores to such a C held 4100³ at 448–471 µs against 272 staged
     /// (the split-K tiles store small Ds, where the copy's launch costs more:
@@ -362,7 +362,7 @@ impl Gemm {
             self.cc,
             self.sm_count,
         )?;
-        let Some(cfg) = staged.config.filter(|c| c.path.tma()) else {
+        let Some(cfg) = staged.config.filter(|c| c.min_arch >= (9, 0)) else {
             return Ok(None);
         };
         // D alone is never staged: without A or B the in-place kernel is kept.

@@ -15,15 +15,18 @@
 //     permuted: logical k 2q+j and 2q+8+j of the first MMA are physical 8q+j and 8q+2+j,
 //     those of the second 8q+4+j and 8q+6+j (j = 0,1). The sum over k does not care; A is
 //     read with the same permutation;
-//   * A (16 x K, K-major, L2-resident) is staged per warp in chunks of `KChunk` k with
-//     cp.async, double-buffered and synchronised per warp only, as (m, k) with a padded
-//     pitch, and read with 16-byte loads. (An M-major A, staged through registers, measured
-//     slower than the split-K kernel, so it is not taken here; BENCHMARKS.md);
-//   * each warp starts at a different chunk of its slice and wraps around, so that warps do
-//     not all read the same columns of B at once;
+//   * A (16 x K, L2-resident) is staged per warp in chunks of `KChunk` k with cp.async
+//     through L1 (the two CTAs an SM holds read the same slices of A; .ca measured 3-8%
+//     faster than .cg), double-buffered and synchronised per warp only;
+//     a K-major A as (m, k) with a padded pitch, read with 16-byte loads; an M-major A as
+//     it lies in memory, (k, m) in a swizzled chunk, read with ldmatrix.trans, which hands
+//     each lane the (m, k pair) fragments mma wants;
+//   * warps stream their slices from the start (staggering their start chunks measured 1-2%
+//     slower);
 //   * rows that start on 8 but not 16 bytes (K = 4100, or a view 4 columns in) are read in
 //     place, B's 16-byte pieces as two 8-byte halves and A's with 8-byte copies, each
-//     predicated on K: a staging copy would triple the bytes of B. A and B choose apart;
+//     predicated on K (or, for an M-major A, cut at M): a staging copy would triple the
+//     bytes of B. A and B choose apart;
 //   * the warps' (16 n, 16 m) partial tiles are summed in shared memory; no workspace, no
 //     atomics, no cluster.
 //
@@ -34,12 +37,17 @@
 //     static constexpr int Warps = 8;           // K slices per CTA (threads = 32 * Warps)
 //     static constexpr int StepsInFlight = 4;   // steps of 32 k loaded ahead per warp
 //     static constexpr int KChunk = 128;        // k per staged A chunk (multiple of 64)
-//     using SmemLayoutAK = ...;   // (16 m, KChunk k) chunk of A, row pitch = 64 (mod 128) bytes
+//     using SmemLayoutAK = ...;   // (16 m, KChunk k) chunk of a K-major A, row pitch = 64
+//                                 //   (mod 128) bytes
+//     using SmemLayoutAM = ...;   // (16 m, KChunk k) chunk of an M-major A: 16 m per k,
+//                                 //   swizzled so that each ldmatrix.trans reads 8 distinct
+//                                 //   16-byte bank groups
 //     using SmemLayoutRed = ...;  // (16 n, 16 m, Warps) f32 partial tiles
-//     static constexpr int ABufElems = ...;      // elements of one A chunk buffer
+//     static constexpr int ABufElems = ...;      // elements of one A chunk buffer (either)
 //   };
 //
-// ENTRY POINTS: ferrocute_sm90_<cfgname>_kk_<in>_<out>(GemmParams): A and B K-major.
+// ENTRY POINTS: ferrocute_sm90_<cfgname>_{kk,mk}_<in>_<out>(GemmParams): A K- or M-major,
+//   B K-major.
 //
 // LAUNCH FORMULA
 //   grid  = (ceil(N / 16), 1, batch), block = (32 * Warps, 1, 1)
@@ -48,7 +56,7 @@
 //   griddepcontrol.wait before its first global memory access.
 // PRECONDITIONS: M <= 16 and K % 4 == 0 (the kernel traps otherwise); A and B 8-byte aligned
 //   with lda, ldb and batch strides multiples of 4 elements (16 bytes and 8 elements, with
-//   K % 8 == 0, take whole 16-byte loads). C/D: any ldc/ldd and alignment.
+//   K % 8 == 0 for K-major rows, take whole 16-byte loads). C/D: any ldc/ldd and alignment.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -96,18 +104,27 @@ __device__ __forceinline__ uint4 ld_piece(const void* row, int k, int k1, bool v
   }
 }
 
-// 16-byte cp.async from `src`, or 16 zero bytes (reading nothing) when `!valid`.
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool valid) {
-  const uint32_t s = uint32_t(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(src),
-               "r"(valid ? 16 : 0));
+// 16-byte cp.async through L1 to shared address `dst` of the first `bytes` bytes at `src`,
+// zero-filling the rest (reading nothing when `bytes == 0`).
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
 }
 
-// 8-byte cp.async (through L1: .cg takes 16 bytes only), or 8 zero bytes when `!valid`.
-__device__ __forceinline__ void cp_async_8(void* dst, const void* src, bool valid) {
-  const uint32_t s = uint32_t(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(s), "l"(src),
-               "r"(valid ? 8 : 0));
+// 8-byte cp.async through L1, like cp_async_16.
+__device__ __forceinline__ void cp_async_8(uint32_t dst, const void* src, int bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst), "l"(src), "r"(bytes));
+}
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return uint32_t(__cvta_generic_to_shared(p));
+}
+
+// Four transposed 8x8 matrices of 16-bit elements: lane l gives the address of row l % 8 of
+// matrix l / 8 and receives, of each matrix, rows 2 (l % 4) and 2 (l % 4) + 1 of column l / 4.
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], uint32_t s) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(s));
 }
 
 // The low bits of an operand's row starts (base, leading dimension and batch stride of a
@@ -117,8 +134,9 @@ __device__ __forceinline__ uint64_t row_start_bits(const void* base, int64_t ld,
   return reinterpret_cast<uintptr_t>(base) | uint64_t(2 * (ld | step | int64_t(k)));
 }
 
-// W: the widest access every row of B allows, 16 or 8 bytes (row_start_bits).
-template <class Cfg, class In, class Out, int W>
+// W: the widest access every row of B allows, 16 or 8 bytes (row_start_bits); AM: A is
+// M-major.
+template <class Cfg, class In, class Out, int W, bool AM>
 __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   static_assert(W == 16 || W == 8, "pieces are read whole or in 8-byte halves");
   constexpr int NW = Cfg::Warps, U = Cfg::StepsInFlight, KCH = Cfg::KChunk;
@@ -129,12 +147,13 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
 
   extern __shared__ __align__(128) uint8_t smem[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
-  const uint64_t a_bits = row_start_bits(p.a, p.lda, p.batch_stride_a, p.k);
+  // An M-major A is copied in pieces of 8 (or 4) m at each k; a K-major one along K.
+  const uint64_t a_bits = row_start_bits(p.a, p.lda, p.batch_stride_a, AM ? 0 : p.k);
   const uint64_t b_bits = row_start_bits(p.b, p.ldb, p.batch_stride_b, p.k);
   if (threadIdx.x == 0 && (blockDim.x != 32 * NW || p.m > 16 || ((a_bits | b_bits) & 7) != 0 ||
                            (b_bits & (W - 1)) != 0))
     __trap();
-  const bool a_whole = (a_bits & 15) == 0;   // A's chunks in 16-byte copies
+  const bool a_whole = (a_bits & 15) == 0;   // A's chunks in 16-byte copies, else 8-byte
 
   In* abuf = reinterpret_cast<In*>(smem) + warp * 2 * Cfg::ABufElems;   // 2 chunk buffers
   Tensor sRed = make_tensor(make_smem_ptr(reinterpret_cast<float*>(
@@ -146,40 +165,91 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   const In* B = static_cast<const In*>(p.b) + int64_t(l) * p.batch_stride_b;
   const int n0 = blockIdx.x * 16;
 
-  // This warp's k slice [k0, k1), in chunks of KCH taken from chunk `rot` on, wrapping.
+  // This warp's k slice [k0, k1), in chunks of KCH.
   const int kc = ((K + NW - 1) / NW + KCH - 1) / KCH * KCH;
   const int k0 = min(K, warp * kc), k1 = min(K, k0 + kc);
   const int nchunks = (k1 - k0 + KCH - 1) / KCH;
   const int nsteps = nchunks * SPC;
-  const int rot = nchunks > 0 ? int((blockIdx.x * 5u + warp * 3u) % unsigned(nchunks)) : 0;
-  auto chunk_k = [&](int c) {   // first k of the c-th chunk this warp processes
-    c += rot;
-    return k0 + (c >= nchunks ? c - nchunks : c) * KCH;
-  };
+  auto chunk_k = [&](int c) { return k0 + c * KCH; };   // first k of the c-th chunk
 
   // Rows g and g + 8 of this CTA's 16 rows of B (clamped: out-of-range rows load nothing).
   const In* b0 = B + int64_t(min(n0 + g, N - 1)) * p.ldb;
   const In* b1 = B + int64_t(min(n0 + g + 8, N - 1)) * p.ldb;
   const bool v0 = n0 + g < N, v1 = n0 + g + 8 < N;
 
+  // An M-major A's pieces (8 m at one k) of this lane: m0, the first chunk row, and the
+  // bytes of each piece within M.
+  const unsigned am_m0 = 8 * (unsigned(lane) % 2), am_kk0 = unsigned(lane) / 2;
+  const int am_bytes = max(0, min(16, 2 * (M - int(am_m0))));
+  const int am_off0 = int(typename Cfg::SmemLayoutAM{}(am_m0, am_kk0));
+
   // Stage the c-th chunk of A (k in [chunk_k(c), +KCH) ∩ [k0, k1), m < M; zeros elsewhere)
-  // as (m, k) in shared memory with cp.async.
+  // in shared memory with cp.async. The copy width is chosen outside the unrolled loops and
+  // the swizzled chunk is indexed with unsigned coordinates: per-piece branches and signed
+  // index arithmetic made the M-major staging cost more issue slots than the whole step.
   auto stage_a = [&](int c) {
     if (c < nchunks) {
-      Tensor sA = make_tensor(make_smem_ptr(abuf + (c & 1) * Cfg::ABufElems),
-                              typename Cfg::SmemLayoutAK{});   // (16, KCH)
       const int kb = chunk_k(c);
-      CUTE_UNROLL
-      for (int i = lane; i < 16 * (KCH / 8); i += 32) {
-        const int m = i / (KCH / 8), kk = 8 * (i % (KCH / 8));
-        const In* src = A + int64_t(m) * p.lda + kb + kk;
+      if constexpr (AM) {
+        In* buf = abuf + (c & 1) * Cfg::ABufElems;
+        typename Cfg::SmemLayoutAM chunk;   // (16, KCH)
+        // This lane's pieces: 8 m from am_m0 at chunk rows am_kk0 + 16 j. The chunk layout is
+        // this lane's offset XOR row 16 j's (skinny_m_major_chunk checks it), so a piece
+        // costs one XOR with a constant and one pointer step.
+        const uint32_t buf_s = smem_addr(buf);
+        auto pieces = [&](auto copy) {
+          const In* src = A + int64_t(kb + int(am_kk0)) * p.lda + am_m0;
+          CUTE_UNROLL
+          for (int j = 0; j < KCH / 16; ++j, src += 16 * p.lda) {
+            const int k = kb + int(am_kk0) + 16 * j;
+            const int n = k < k1 ? am_bytes : 0;   // none: read nothing, at A
+            if (k == K - 1 && n > 0 && n < 16) continue;   // copied below
+            copy(buf_s + uint32_t(sizeof(In) * (am_off0 ^ int(chunk(0u, 16u * j)))), n > 0 ? src : A, n);
+          }
+        };
         if (a_whole) {
-          const bool ok = m < M && kb + kk < k1;
-          cp_async_16(&sA(m, kk), ok ? src : A, ok);
+          pieces([](uint32_t d, const In* s, int n) { cp_async_16(d, s, n); });
         } else {
-          const bool lo = m < M && kb + kk < k1, hi = m < M && kb + kk + 4 < k1;
-          cp_async_8(&sA(m, kk), lo ? src : A, lo);
-          cp_async_8(&sA(m, kk + 4), hi ? src + 4 : A, hi);
+          pieces([&](uint32_t d, const In* s, int n) {
+            cp_async_8(d, s, min(8, n));
+            cp_async_8(d + 8, n > 8 ? s + 4 : A, max(0, n - 8));
+          });
+        }
+        // A's last k row, where M cuts a piece: element by element, as the allocation may
+        // end at A(M-1, K-1) and a short cp.async still touches its whole width.
+        const int kk = K - 1 - kb;
+        if (kk >= 0 && kk < KCH && K - 1 < k1 && int(am_kk0) == kk % 16 && am_bytes > 0 &&
+            am_bytes < 16) {
+          const In* last = A + int64_t(K - 1) * p.lda + am_m0;
+          for (int e = 0; e < 8; ++e)
+            buf[chunk(am_m0 + e, unsigned(kk))] = 2 * e < am_bytes ? last[e] : In(0);
+        }
+      } else {
+        // This lane's pieces: 8 k from kk of rows m0 + RPJ j (a plain layout: offsets add).
+        constexpr int PR = KCH / 8, RPJ = 32 / PR;   // pieces per row, rows per j
+        static_assert(32 % PR == 0, "a warp copies whole rows of a K-major chunk");
+        typename Cfg::SmemLayoutAK chunk;   // (16, KCH)
+        const int m0 = lane / PR, kk = 8 * (lane % PR);
+        const uint32_t dst = smem_addr(abuf + (c & 1) * Cfg::ABufElems + chunk(m0, kk));
+        const In* src = A + int64_t(m0) * p.lda + kb + kk;
+        if (a_whole) {
+          const bool in = kb + kk < k1;
+          CUTE_UNROLL
+          for (int j = 0; j < 16 / RPJ; ++j) {
+            const bool ok = in && m0 + RPJ * j < M;
+            cp_async_16(dst + uint32_t(sizeof(In) * chunk(RPJ * j, 0)),
+                        ok ? src + int64_t(RPJ * j) * p.lda : A, ok ? 16 : 0);
+          }
+        } else {
+          const bool lo_in = kb + kk < k1, hi_in = kb + kk + 4 < k1;
+          CUTE_UNROLL
+          for (int j = 0; j < 16 / RPJ; ++j) {
+            const In* s = src + int64_t(RPJ * j) * p.lda;
+            const uint32_t d = dst + uint32_t(sizeof(In) * chunk(RPJ * j, 0));
+            const bool lo = lo_in && m0 + RPJ * j < M, hi = hi_in && m0 + RPJ * j < M;
+            cp_async_8(d, lo ? s : A, lo ? 8 : 0);
+            cp_async_8(d + 8, hi ? s + 4 : A, hi ? 8 : 0);
+          }
         }
       }
     }
@@ -216,11 +286,28 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
         __syncwarp();
       }
       // A fragments of both MMAs of this step: (m g / g+8) x (physical k 8q .. 8q+7).
-      Tensor sA = make_tensor(make_smem_ptr(abuf + ((t / SPC) & 1) * Cfg::ABufElems),
-                              typename Cfg::SmemLayoutAK{});   // (16, KCH)
-      const uint4 lo = *reinterpret_cast<const uint4*>(&sA(g, 32 * s + 8 * q));
-      const uint4 hi = *reinterpret_cast<const uint4*>(&sA(g + 8, 32 * s + 8 * q));
-      const uint32_t a[2][4] = {{lo.x, hi.x, lo.y, hi.y}, {lo.z, hi.z, lo.w, hi.w}};
+      uint32_t a[2][4];
+      if constexpr (AM) {
+        // Matrix mi of MMA r: m 8 (mi % 2) .. +7 at the k pairs a[r][mi] needs; row rho of it
+        // is physical k 8 (rho / 2) + 4 r + 2 (mi / 2) + rho % 2 (the permutation above).
+        Tensor sA = make_tensor(make_smem_ptr(abuf + ((t / SPC) & 1) * Cfg::ABufElems),
+                                typename Cfg::SmemLayoutAM{});   // (16, KCH)
+        const unsigned mi = lane / 8, rho = lane % 8;
+        CUTE_UNROLL
+        for (unsigned r = 0; r < 2; ++r)
+          ldsm_x4_trans(a[r], smem_addr(&sA(8 * (mi % 2), unsigned(32 * s) + 8 * (rho / 2) +
+                                                          4 * r + 2 * (mi / 2) + rho % 2)));
+      } else {
+        Tensor sA = make_tensor(make_smem_ptr(abuf + ((t / SPC) & 1) * Cfg::ABufElems),
+                                typename Cfg::SmemLayoutAK{});   // (16, KCH)
+        const uint4 lo = *reinterpret_cast<const uint4*>(&sA(g, 32 * s + 8 * q));
+        const uint4 hi = *reinterpret_cast<const uint4*>(&sA(g + 8, 32 * s + 8 * q));
+        const uint32_t f[2][4] = {{lo.x, hi.x, lo.y, hi.y}, {lo.z, hi.z, lo.w, hi.w}};
+        CUTE_UNROLL
+        for (int r = 0; r < 2; ++r)
+          CUTE_UNROLL
+          for (int v = 0; v < 4; ++v) a[r][v] = f[r][v];
+      }
       const uint4 x0 = rb0[j], x1 = rb1[j];
       load_b(t + U, j);
       Mma::fma(acc[0][0], acc[0][1], acc[0][2], acc[0][3], a[0][0], a[0][1], a[0][2], a[0][3],
@@ -267,14 +354,18 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
 #define FERROCUTE_SKINNY_TY_f16 cute::half_t
 #define FERROCUTE_SKINNY_TY_f32 float
 
-#define FERROCUTE_SKINNY_DEFINE(cfgname, Cfg, in, out)                                    \
+#define FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, am, AM)                              \
   extern "C" __global__ void __launch_bounds__(32 * Cfg::Warps)                          \
-      ferrocute_sm90_##cfgname##_kk_##in##_##out(const GemmParams params) {              \
+      ferrocute_sm90_##cfgname##_##am##k_##in##_##out(const GemmParams params) {         \
     using In_ = FERROCUTE_SKINNY_TY_##in;                                                \
     using Out_ = FERROCUTE_SKINNY_TY_##out;                                              \
     if ((ferrocute::skinny::row_start_bits(params.b, params.ldb, params.batch_stride_b,   \
                                            params.k) & 15) == 0)                          \
-      ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 16>(params);                      \
+      ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 16, AM>(params);                  \
     else                                                                                  \
-      ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 8>(params);                       \
+      ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 8, AM>(params);                   \
   }
+
+#define FERROCUTE_SKINNY_DEFINE(cfgname, Cfg, in, out)          \
+  FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, k, false)       \
+  FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, m, true)
