@@ -865,12 +865,8 @@ pub const fn skinny_check(warps: usize, steps: usize, k_chunk: usize) -> Value {
         "kernel config: 1 to 32 warps per CTA"
     );
     assert!(
-        k_chunk % 64 == 0 && k_chunk <= 256,
-        "kernel config: the A chunk must be a multiple of 64 k, at most 256"
-    );
-    assert!(
-        32 % (k_chunk / 8) == 0,
-        "kernel config: a warp copies whole rows of 8-k pieces of the A chunk (64, 128 or 256 k)"
+        matches!(k_chunk, 64 | 128 | 256),
+        "kernel config: the A chunk must be 64, 128 or 256 k (multiples of 64 whose rows of 8-k pieces a warp copies whole)"
     );
     let per_chunk = k_chunk / 32;
     assert!(

@@ -14,26 +14,12 @@
 #include "sm90_skinny_configs.h"
 #endif
 #include <cuda_bf16.h>
-#include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 
-#include <algorithm>
-#include <functional>
 #include <string>
-#include <vector>
 
-#define CK(x)                                                                    \
-  do {                                                                           \
-    cudaError_t e_ = (x);                                                        \
-    if (e_ != cudaSuccess) {                                                     \
-      fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      exit(1);                                                                   \
-    }                                                                            \
-  } while (0)
+#include "probe_timing.h"
 
 template <int HINT>
 __device__ __forceinline__ uint4 ld_stream(const void* p) {
@@ -314,16 +300,6 @@ __global__ void __launch_bounds__(32 * NW, (FLAGS & MINB2) ? 2 : 1) skinny(P p) 
   }
 }
 
-__global__ void read_all(const uint4* __restrict__ p, size_t n, uint32_t* out) {
-  uint32_t s = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    const uint4 v = ld_stream<256>(p + i);
-    s ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (s == 0x9e3779b9u) *out = s;
-}
-
 __global__ void fill_random(__nv_bfloat16* p, size_t n, uint32_t seed) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
        i += size_t(gridDim.x) * blockDim.x) {
@@ -333,32 +309,6 @@ __global__ void fill_random(__nv_bfloat16* p, size_t n, uint32_t seed) {
     h ^= h >> 13;
     p[i] = __float2bfloat16((h & 0xffff) / 32768.f - 1.f);
   }
-}
-
-typedef int (*CublasCreateFn)(void**);
-typedef int (*CublasGemmExFn)(void*, int, int, int, int, int, const void*, const void*, int, int,
-                              const void*, int, int, const void*, void*, int, int, int, int);
-
-template <class F>
-static float time_us(F&& launch, int nbuf) {
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  int r = 0;
-  for (int i = 0; i < 10; ++i) launch(r++ % nbuf);
-  std::vector<float> v;
-  for (int s = 0; s < 30; ++s) {
-    CK(cudaEventRecord(e0));
-    for (int i = 0; i < 10; ++i) launch(r++ % nbuf);
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    v.push_back(ms * 100.f);
-  }
-  CK(cudaGetLastError());
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 struct Variant {
@@ -407,12 +357,8 @@ static Variant make(const char* name) {
 }
 
 int main() {
-  const char* lib = getenv("FERROCUTE_CUBLAS");
-  void* h = dlopen(lib ? lib : "libcublas.so.13", RTLD_NOW);
-  CublasCreateFn create = h ? (CublasCreateFn)dlsym(h, "cublasCreate_v2") : nullptr;
-  CublasGemmExFn gemm = h ? (CublasGemmExFn)dlsym(h, "cublasGemmEx") : nullptr;
-  void* handle = nullptr;
-  if (!create || !gemm || create(&handle) != 0) {
+  Cublas cub;
+  if (!cub.load()) {
     printf("cuBLAS not loaded (set FERROCUTE_CUBLAS)\n");
     return 1;
   }
@@ -447,15 +393,15 @@ int main() {
     CK(cudaMalloc(&dref, size_t(s.m) * s.n * 2));
     const float one = 1.f, zero = 0.f;
     auto cublas = [&](int tn, int i, __nv_bfloat16* out) {
-      if (gemm(handle, tn, 0, s.m, s.n, s.k, &one, tn ? aK : aM, 14, tn ? s.k : s.m, bs[i], 14,
+      if (cub.gemm(cub.handle, tn, 0, s.m, s.n, s.k, &one, tn ? aK : aM, 14, tn ? s.k : s.m, bs[i], 14,
                s.k, &zero, out, 14, s.m, 68, -1))
         exit(1);
     };
     const double bytes = bbytes + 2.0 * s.m * s.k + 2.0 * s.m * s.n;
-    const float cub_tn = time_us([&](int i) { cublas(1, i, d); }, nbuf);
-    const float cub_nn = time_us([&](int i) { cublas(0, i, d); }, nbuf);
+    const float cub_tn = time_us([&](int i) { cublas(1, i, d); }, nbuf, 30);
+    const float cub_nn = time_us([&](int i) { cublas(0, i, d); }, nbuf, 30);
     const float flo = time_us(
-        [&](int i) { read_all<<<528, 512>>>((const uint4*)bs[i], bbytes / 16, sink); }, nbuf);
+        [&](int i) { read_all<<<528, 512>>>((const uint4*)bs[i], bbytes / 16, sink); }, nbuf, 30);
     printf("\n%dx%dx%d: cuBLAS TN %.2f us (%.0f GB/s), NN %.2f us (%.0f GB/s); read %.2f us\n",
            s.m, s.n, s.k, cub_tn, bytes / cub_tn / 1e3, cub_nn, bytes / cub_nn / 1e3, flo);
     std::vector<uint16_t> hd(size_t(s.m) * s.n), hr(size_t(s.m) * s.n);
@@ -486,7 +432,7 @@ int main() {
             prm.b = bs[i];
             v.fn<<<grid, v.threads, v.smem>>>(prm);
           },
-          nbuf);
+          nbuf, 30);
       printf("  %-44s %7.2f us %5.0f GB/s  vs cuBLAS %s %.3f  %s\n", v.name.c_str(), us,
              bytes / us / 1e3, tn ? "TN" : "NN", (tn ? cub_tn : cub_nn) / us, check);
     }
