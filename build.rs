@@ -266,16 +266,22 @@ fn main() {
              using the committed PTX and cubins in ptx/"
         );
     }
+    let to_build: Vec<bool> = stale
+        .iter()
+        .map(|s| can_build && (force || write_back || *s))
+        .collect();
+    // The units compile side by side: nvcc runs one host process per unit, and the largest
+    // (sm90_gemm) alone takes most of a rebuild.
+    std::thread::scope(|scope| {
+        for (u, _) in UNITS.iter().zip(&to_build).filter(|(_, b)| **b) {
+            let (root, out) = (&root, &out);
+            let (nvcc, cutlass) = (nvcc.as_ref().unwrap(), cutlass.as_ref().unwrap());
+            scope.spawn(move || build_unit(u, root, out, nvcc, cutlass));
+        }
+    });
     let mut rebuilt = false;
-    for (u, is_stale) in UNITS.iter().zip(&stale) {
-        if can_build && (force || write_back || *is_stale) {
-            build_unit(
-                u,
-                &root,
-                &out,
-                nvcc.as_ref().unwrap(),
-                cutlass.as_ref().unwrap(),
-            );
+    for (u, build) in UNITS.iter().zip(&to_build) {
+        if *build {
             if write_back {
                 for file in [format!("{}.ptx", u.name), cubin_name(u)] {
                     std::fs::copy(out.join(&file), root.join("ptx").join(&file)).unwrap();
