@@ -945,12 +945,8 @@ fn gpu_skinny_mixed_row_widths() {
     let mut rng = Rng(29);
     let (m, n, k) = (16, 300, 1000);
     for (lda, ldb) in [(1004, 1000), (1000, 1004)] {
-        let ha: Vec<bf16> = (0..m * lda)
-            .map(|_| bf16::from_f32(rng.next_f32()))
-            .collect();
-        let hb: Vec<bf16> = (0..n * ldb)
-            .map(|_| bf16::from_f32(rng.next_f32()))
-            .collect();
+        let ha: Vec<bf16> = rng.values(m * lda);
+        let hb: Vec<bf16> = rng.values(n * ldb);
         let (da, db) = (s.clone_htod(&ha).unwrap(), s.clone_htod(&hb).unwrap());
         let mut dc = s.clone_htod(&vec![f32::NAN; m * n]).unwrap();
         let d = g
@@ -1010,12 +1006,8 @@ fn gpu_skinny_m_major_a() {
         (6, 100, 512, 6, 512, 0.0),
     ];
     for &(m, n, k, lda, ldb, beta) in &cases {
-        let ha: Vec<bf16> = (0..lda * k)
-            .map(|_| bf16::from_f32(rng.next_f32()))
-            .collect();
-        let hb: Vec<bf16> = (0..ldb * n)
-            .map(|_| bf16::from_f32(rng.next_f32()))
-            .collect();
+        let ha: Vec<bf16> = rng.values(lda * k);
+        let hb: Vec<bf16> = rng.values(ldb * n);
         let hc: Vec<f32> = (0..m * n)
             .map(|_| {
                 if beta == 0.0 {

@@ -39,6 +39,10 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         ((self.next_f32() + 1.0) * 0.5 * n as f32) as usize % n.max(1)
     }
+    /// `n` values drawn from [-1, 1), rounded to `T`.
+    pub fn values<T: Host>(&mut self, n: usize) -> Vec<T> {
+        (0..n).map(|_| T::from_f32(self.next_f32())).collect()
+    }
 }
 
 pub trait Host: Copy + DeviceRepr + Default + Unpin + 'static {
@@ -240,12 +244,8 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
             sc.batch_stride = sc.ld * sc.outer_extent() + 8;
         }
     }
-    let ha: Vec<TI> = (0..needed(&sa))
-        .map(|_| TI::from_f32(rng.next_f32()))
-        .collect();
-    let hb: Vec<TI> = (0..needed(&sb))
-        .map(|_| TI::from_f32(rng.next_f32()))
-        .collect();
+    let ha: Vec<TI> = rng.values(needed(&sa));
+    let hb: Vec<TI> = rng.values(needed(&sb));
     // Poison everything with NaN, then fill the logical elements when beta != 0.
     let mut hc: Vec<TO> = vec![TO::nan(); needed(&sc)];
     if cs.beta != 0.0 {
