@@ -284,11 +284,10 @@ fn ours(g: &Gemm, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<Di
 fn describe(d: &Dispatch) -> String {
     let name = d.kernel.trim_start_matches("ferrocute_").to_string();
     let split = d.config.is_some_and(|c| c.grid == GridKind::SplitK);
-    let name = match (d.grid.0, d.cluster, split) {
-        (s, c, true) if s > c => format!("{name} split-K {s} (clusters of {c})"),
-        (_, 1, _) => name,
-        (_, c, true) => format!("{name} split-K {c}"),
-        (_, c, false) => format!("{name} cluster {c}"),
+    let name = match (d.cluster, split) {
+        (1, _) => name,
+        (c, true) => format!("{name} split-K {c}"),
+        (c, false) => format!("{name} cluster {c}"),
     };
     let name = match d.tail {
         t if t.splits == 0 => name,

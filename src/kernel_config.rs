@@ -660,9 +660,6 @@ pub trait SplitKConfig {
     const TILE: [usize; 3];
     /// Pipeline depth.
     const STAGES: usize;
-    /// Whether the K split may span several clusters, whose sums then meet in a workspace
-    /// (`GroupSplits` in the C++ struct; the other tiles keep the code of one cluster).
-    const GROUP_SPLITS: bool;
     /// 128-byte-swizzled GMMA atom for K-major operands: `Sw<3,4,3> o (8,64):(64,1)`.
     type SmemAtomK: Operand;
     /// 128-byte-swizzled GMMA atom for MN-major operands: `Sw<3,4,3> o (64,8):(1,64)`.
@@ -737,10 +734,6 @@ pub fn render_splitk<C: SplitKConfig>() -> String {
     s += &format!("  using TileShape = {};\n", cpp_tuple(&Tup::flat(&C::TILE)));
     s += &format!("  static constexpr int Stages = {};\n", C::STAGES);
     s += &format!(
-        "  static constexpr bool GroupSplits = {};\n",
-        C::GROUP_SPLITS
-    );
-    s += &format!(
         "  using SmemLayoutAtomK = {};\n",
         cpp_gmma_atom(&C::SmemAtomK::VALUE)
     );
@@ -753,7 +746,7 @@ pub fn render_splitk<C: SplitKConfig>() -> String {
 
 macro_rules! splitk_config {
     ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$tm:literal, $tn:literal, $bk:literal],
-     $stages:literal, group_splits: $groups:literal) => {
+     $stages:literal) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $ty;
@@ -762,7 +755,6 @@ macro_rules! splitk_config {
             const STRUCT: &'static str = $cpp;
             const TILE: [usize; 3] = [$tm, $tn, $bk];
             const STAGES: usize = $stages;
-            const GROUP_SPLITS: bool = $groups;
             type SmemAtomK = crate::Composition<crate::Swizzle<3, 4, 3>, crate::Layout!((8,64):(64,1))>;
             type SmemAtomMN = crate::Composition<crate::Swizzle<3, 4, 3>, crate::Layout!((64,8):(1,64))>;
         }
@@ -773,29 +765,21 @@ splitk_config!(
     /// 64 x 128 x 64, 9 stages of 24 KiB (216 KiB of loads in flight per SM): the fastest of
     /// the 64/128 x 128 x 64/128 variants measured on an H100 (BENCHMARKS.md).
     SplitK64x128x64S9, "sm90_splitk_64x128x64_s9", "SplitKCfg_64x128x64_s9",
-    [64, 128, 64], 9, group_splits: false
+    [64, 128, 64], 9
 );
 
 splitk_config!(
     /// 64 x 64 x 64, 13 stages of 16 KiB: twice the CTAs of the 128-row tile over the same N,
     /// for m <= 128 where 64 CTAs of 128 rows leave half the SMs idle.
     SplitK64x64x64S13, "sm90_splitk_64x64x64_s13", "SplitKCfg_64x64x64_s13",
-    [64, 64, 64], 13, group_splits: false
+    [64, 64, 64], 13
 );
 
 splitk_config!(
     /// 128 x 64 x 64, 9 stages of 24 KiB: all of m <= 128 in one tile, so B is read once, with
     /// a 2-way K split to fill the SMs.
     SplitK128x64x64S9, "sm90_splitk_128x64x64_s9", "SplitKCfg_128x64x64_s9",
-    [128, 64, 64], 9, group_splits: false
-);
-
-splitk_config!(
-    /// 128 x 128 x 64, 7 stages of 32 KiB: all of m <= 128 in one tile with half the A bytes
-    /// per B byte of the 128x64 tile, split 4 ways along K in clusters of 2 whose sums meet
-    /// in the workspace (clusters of 4 do not all fit at once on an H100).
-    SplitK128x128x64S7, "sm90_splitk_128x128x64_s7", "SplitKCfg_128x128x64_s7",
-    [128, 128, 64], 7, group_splits: true
+    [128, 64, 64], 9
 );
 
 /// Renders the small-M configurations into the header `sm90_splitk.cu` includes.
@@ -810,7 +794,6 @@ pub fn render_splitk_header() -> String {
             entry::<SplitK64x128x64S9>(),
             entry::<SplitK64x64x64S13>(),
             entry::<SplitK128x64x64S9>(),
-            entry::<SplitK128x128x64S7>(),
         ],
     )
 }

@@ -11,8 +11,7 @@ use crate::kernel_config::{
     Skinny16W16, Skinny16W8, SkinnyConfig, Sm80Config, Sm80_128x128x32S3, Sm80_128x128x32S3V1,
     Sm80_128x128x32S3V4, Sm80_128x256x32S4, Sm80_64x64x32S3, Sm90Config, Sm90_128x128x64S6Pp,
     Sm90_128x192x64S4Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4C2, Sm90_128x256x64S4Coop,
-    Sm90_128x256x64S4St2, SplitK128x128x64S7, SplitK128x64x64S9, SplitK64x128x64S9,
-    SplitK64x64x64S13, SplitKConfig,
+    Sm90_128x256x64S4St2, SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
 };
 
 /// How a kernel takes its arguments.
@@ -83,9 +82,6 @@ pub struct KernelConfig {
     /// ([`persistent_k_blocks`]): the persistent Hopper tiles without a cluster or a
     /// staged epilogue.
     pub can_split_tail: bool,
-    /// Whether a [`GridKind::SplitK`] kernel may run its K split in clusters narrower than
-    /// the split, the clusters' sums meeting in the workspace ([`splitk_workspace_bytes`]).
-    pub can_group_splits: bool,
 }
 
 /// How a kernel maps its output tiles onto the grid.
@@ -98,10 +94,8 @@ pub enum GridKind {
     /// `(min(tiles_m * tiles_n * batch, SMs), 1, 1)`: persistent blocks walk all tiles. With
     /// clusters of `c = cluster_m`: `(c * min(ceil(tiles_m / c) * tiles_n * batch, SMs / c), 1, 1)`.
     Persistent,
-    /// `(splits, tiles_n * tiles_m, batch)` in clusters of `(c, 1, 1)`, `c` dividing
-    /// `splits`: the CTAs of a cluster split K and sum their partial tiles in distributed
-    /// shared memory; with `splits / c > 1` groups the clusters' sums meet in the workspace
-    /// ([`splitk_workspace_bytes`]).
+    /// `(splits, tiles_n * tiles_m, batch)` in clusters of `(splits, 1, 1)`: the CTAs of a
+    /// cluster split K and sum their partial tiles in distributed shared memory.
     SplitK,
     /// `(tiles_n, 1, batch)` for `m <= tile_m`: one CTA per 16 rows of N, its warps split K.
     Skinny,
@@ -125,7 +119,6 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         grid: GridKind::Raster1D,
         cluster_m: 1,
         can_split_tail: false,
-        can_group_splits: false,
     }
 }
 
@@ -155,7 +148,6 @@ const fn hopper(
         grid,
         cluster_m: cluster_m as u32,
         can_split_tail: false,
-        can_group_splits: false,
     }
 }
 
@@ -178,18 +170,15 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
 
 /// The table entry of a Hopper small-tile configuration (K split over a cluster).
 const fn splitk<C: SplitKConfig>() -> KernelConfig {
-    KernelConfig {
-        can_group_splits: C::GROUP_SPLITS,
-        ..hopper(
-            C::NAME,
-            "sm90_splitk",
-            C::TILE,
-            C::THREADS,
-            C::SMEM_BYTES,
-            GridKind::SplitK,
-            1,
-        )
-    }
+    hopper(
+        C::NAME,
+        "sm90_splitk",
+        C::TILE,
+        C::THREADS,
+        C::SMEM_BYTES,
+        GridKind::SplitK,
+        1,
+    )
 }
 
 /// The table entry of a small-M configuration that streams B through registers: a Hopper
@@ -219,13 +208,10 @@ pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>(), skinny::<
 
 /// Kernels for small problems: `m <= 128`, or under half a wave of the 128x128 Hopper tile.
 /// First the 64-row tiles, smallest M first: for `m <= 128` the first that holds all of M
-/// wins, so each N tile reads B once. Then the 128x128 tile whose K split may span several
-/// clusters, which that rule never reaches: it is there for `FERROCUTE_KERNEL` until it is
-/// measured (NOTES.md). Last the 128-row tile, for problems with more M.
+/// wins, so each N tile reads B once. Last the 128-row tile, for problems with more M.
 pub static SMALL_M_KERNELS: &[KernelConfig] = &[
     splitk::<SplitK64x64x64S13>(),
     splitk::<SplitK128x64x64S9>(),
-    splitk::<SplitK128x128x64S7>(),
     splitk::<SplitK64x128x64S9>(),
 ];
 
@@ -491,7 +477,6 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     grid: GridKind::Tiles2D,
     cluster_m: 1,
     can_split_tail: false,
-    can_group_splits: false,
 };
 
 /// The staging copies (`src/kernels/stage_copy.cuh`, entry points [`stage_copy_entry`])
@@ -795,8 +780,7 @@ pub struct Dispatch {
     /// Grid dimensions (blocks).
     pub grid: (u32, u32, u32),
     /// CTAs per cluster along x (1: no cluster): the K splits of a [`GridKind::SplitK`]
-    /// kernel (`grid.0`), or a divisor of them whose groups meet in the workspace, or
-    /// [`KernelConfig::cluster_m`].
+    /// kernel, or [`KernelConfig::cluster_m`].
     pub cluster: u32,
     /// Whether the kernel's A and B (`plan.a`, `plan.b`: the caller's B and A when
     /// `plan.swapped`) were copied into the handle's workspace with aligned leading
@@ -823,50 +807,15 @@ fn forced_kernel() -> Option<&'static KernelConfig> {
     })
 }
 
-/// A split or cluster size (1, 2, 4 or 8) from the environment variable `var`.
-fn env_split(var: &str) -> Option<u32> {
-    std::env::var(var)
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .filter(|s| matches!(s, 1 | 2 | 4 | 8))
-}
-
 /// The K split `FERROCUTE_SPLIT_K` forces (1, 2, 4 or 8), read once per process.
 pub(crate) fn forced_split_k() -> Option<u32> {
     static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    *OVERRIDE.get_or_init(|| env_split("FERROCUTE_SPLIT_K"))
-}
-
-/// The largest cluster `FERROCUTE_SPLIT_CLUSTER` (1, 2, 4 or 8) allows a
-/// [`GridKind::SplitK`] kernel that [can group its splits](KernelConfig::can_group_splits),
-/// read once per process: a wider K split than that sums its clusters in the workspace.
-/// For tuning.
-pub(crate) fn forced_split_cluster() -> Option<u32> {
-    static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    *OVERRIDE.get_or_init(|| env_split("FERROCUTE_SPLIT_CLUSTER"))
-}
-
-/// The workspace bytes of a [`GridKind::SplitK`] launch whose K split spans several
-/// clusters (`grid.0 / cluster` groups; none otherwise): an arrival counter per tile and
-/// cluster rank, in whole KiB, then every group's f32 sums of every tile (sm90_splitk.cuh,
-/// `GroupSums`).
-///
-/// ```
-/// use ferrocute::gemm::config::{splitk_workspace_bytes, SMALL_M_KERNELS};
-/// let t = &SMALL_M_KERNELS[2]; // 128 x 128
-/// assert_eq!(t.tile_m * t.tile_n, 128 * 128);
-/// assert_eq!(splitk_workspace_bytes(t, (4, 32, 1), 2), 1024 + 2 * 32 * 128 * 128 * 4);
-/// assert_eq!(splitk_workspace_bytes(t, (2, 32, 1), 2), 0);
-/// ```
-pub fn splitk_workspace_bytes(cfg: &KernelConfig, grid: (u32, u32, u32), cluster: u32) -> u64 {
-    let cluster = cluster.max(1);
-    let groups = u64::from(grid.0 / cluster);
-    if cfg.grid != GridKind::SplitK || groups < 2 {
-        return 0;
-    }
-    let tiles = u64::from(grid.1) * u64::from(grid.2);
-    (tiles * u64::from(cluster) * 4).div_ceil(1024) * 1024
-        + groups * tiles * u64::from(cfg.tile_m) * u64::from(cfg.tile_n) * 4
+    *OVERRIDE.get_or_init(|| {
+        std::env::var("FERROCUTE_SPLIT_K")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|s| matches!(s, 1 | 2 | 4 | 8))
+    })
 }
 
 /// The K splits (cluster size) of a [`GridKind::SplitK`] kernel: doubled while the CTAs
@@ -885,7 +834,7 @@ pub fn splitk_workspace_bytes(cfg: &KernelConfig, grid: (u32, u32, u32), cluster
 ///
 /// ```
 /// use ferrocute::gemm::config::{split_k, SMALL_M_KERNELS};
-/// let [rows64, m128, rows128] = [&SMALL_M_KERNELS[0], &SMALL_M_KERNELS[1], &SMALL_M_KERNELS[3]];
+/// let [rows64, m128, rows128] = [&SMALL_M_KERNELS[0], &SMALL_M_KERNELS[1], &SMALL_M_KERNELS[2]];
 /// # if std::env::var_os("FERROCUTE_SPLIT_K").is_none() {
 /// assert_eq!(split_k(rows64, 16, 4096, 4096, 1, 132), 2);   // 64 tiles x 2 = 128 CTAs
 /// assert_eq!(split_k(rows64, 1, 64, 8192, 1, 132), 8);      // one tile, 128 k-tiles
@@ -975,12 +924,8 @@ pub fn dispatch_plan(
         });
     }
     let cfg = select(&plan, cc, sm_count)?;
-    let splits = split_k(cfg, plan.m, plan.n, plan.k, plan.batch, sm_count);
     let cluster = match cfg.grid {
-        GridKind::SplitK if cfg.can_group_splits => {
-            forced_split_cluster().map_or(splits, |c| c.min(splits))
-        }
-        GridKind::SplitK => splits,
+        GridKind::SplitK => split_k(cfg, plan.m, plan.n, plan.k, plan.batch, sm_count),
         _ => cfg.cluster_m.max(1),
     };
     let tail = match cfg.grid {
@@ -991,7 +936,7 @@ pub fn dispatch_plan(
         // A CTA per SM, one part each, even where there are fewer tiles than SMs.
         (sm_count.clamp(1, MAX_GRID_X as u32), 1, 1)
     } else {
-        grid_dims(cfg, plan.m, plan.n, plan.batch, sm_count, splits)?
+        grid_dims(cfg, plan.m, plan.n, plan.batch, sm_count, cluster)?
     };
     Ok(Dispatch {
         plan,

@@ -100,9 +100,6 @@ pub struct Gemm {
     /// Partial sums of split tail tiles and their arrival counters (zeroed when allocated;
     /// each launch leaves the counters zero again), shared like `workspace`.
     partials: Arc<Mutex<Option<CudaSlice<u8>>>>,
-    /// The same for the groups of a K split over several clusters: a buffer of its own, as
-    /// its counters lie where a split tail keeps sums.
-    group_sums: Arc<Mutex<Option<CudaSlice<u8>>>>,
 }
 
 impl Gemm {
@@ -133,7 +130,6 @@ impl Gemm {
             staging: Staging::default(),
             workspace: Arc::new(Mutex::new(None)),
             partials: Arc::new(Mutex::new(None)),
-            group_sums: Arc::new(Mutex::new(None)),
         })
     }
 
@@ -218,10 +214,7 @@ impl Gemm {
         cfg: &'static KernelConfig,
         func: &launch::Func,
     ) -> Result<Dispatch, Error> {
-        if cfg.grid != config::GridKind::SplitK
-            || config::forced_split_k().is_some()
-            || d.grid.0 != d.cluster
-        {
+        if cfg.grid != config::GridKind::SplitK || config::forced_split_k().is_some() {
             return Ok(d);
         }
         while d.cluster > 1 {
@@ -407,18 +400,13 @@ impl Gemm {
         let func = self.cache.function(cfg, &d.kernel)?;
         let d = self.resident_clusters(d, cfg, &func)?;
         let p = &d.plan;
-        // Only a split tail, or a K split over several clusters, takes a partial sums'
-        // workspace; its guard records the workspace's use after the launch below.
-        let (bytes, slot) = if d.tail.splits > 0 {
-            let bytes = config::tail_split_workspace_bytes(cfg, d.grid.0, d.tail);
-            (bytes, &self.partials)
-        } else {
-            let bytes = config::splitk_workspace_bytes(cfg, d.grid, d.cluster);
-            (bytes, &self.group_sums)
-        };
-        let mut partials = (bytes > 0).then(|| slot.lock().unwrap_or_else(|e| e.into_inner()));
+        // Only a split tail takes the partial sums' workspace; its guard records the
+        // workspace's use after the launch below.
+        let mut partials =
+            (d.tail.splits > 0).then(|| self.partials.lock().unwrap_or_else(|e| e.into_inner()));
         let (workspace, _gw) = match partials.as_deref_mut() {
             Some(slot) => {
+                let bytes = config::tail_split_workspace_bytes(cfg, d.grid.0, d.tail);
                 let (ptr, guard) =
                     launch::workspace(&self.stream, slot, bytes)?.device_ptr_mut(&self.stream);
                 (ptr, Some(guard))

@@ -15,12 +15,7 @@
 //   * splits K over a thread-block cluster of `splits` CTAs (cluster (splits,1,1) spans
 //     grid.x), so N/128 * splits CTAs stream B; the partial tiles are summed through
 //     distributed shared memory, with no global workspace and no atomics. Each CTA of the
-//     cluster reduces and stores TN/splits rows of N;
-//   * or, where the configuration has GroupSplits (clusters of more than 2 do not all fit on
-//     the GPU at once), runs the split as groups of smaller clusters: each group sums its
-//     cluster in DSMEM as above, then the groups' sums meet in a global workspace, and the
-//     last group to arrive at its counter adds them in group order and stores D. No CTA
-//     waits for one outside its cluster.
+//     cluster reduces and stores TN/splits rows of N.
 //
 // =====================================================================================
 // CONFIG SCHEMA
@@ -31,8 +26,6 @@
 //                       // TN = 64 or 128: N per CTA (see above);
 //                       // BK: multiple of 64
 //     static constexpr int Stages = 7;
-//     static constexpr bool GroupSplits = false;   // true: clusters may be narrower than
-//                                                  // the K split (see LAUNCH FORMULA)
 //     using SmemLayoutAtomK  = GMMA::Layout_K_SW128_Atom<16-bit> as in sm90_gemm.cuh;
 //     using SmemLayoutAtomMN = GMMA::Layout_MN_SW128_Atom<16-bit>;
 //   };
@@ -44,17 +37,13 @@
 // LAUNCH FORMULA
 //   grid    = (splits, ceil(N/TN) * ceil(M/TM), batch), splits in {1,2,4,8}
 //   cluster = (splits, 1, 1)         (cuLaunchKernelEx attribute; none needed for splits = 1)
-//             or, with GroupSplits, (c, 1, 1) for any c dividing splits: the groups of c
-//             CTAs then meet in p.workspace (GroupSums below, zeroed before the first launch
-//             and left zero by each), which must hold splitk_workspace_bytes (config.rs)
 //   programmatic stream serialization may be allowed (PDL): the kernel waits on
 //   griddepcontrol.wait before its first global memory access
 //   block   = (384, 1, 1)            warpgroup 0: producer (one TMA thread); 1,2: consumers
 //   dynamic smem = 1024 + roundup(Stages*(TM+TN)*BK*2 + Stages*16, 1024)
 //                  (the (TN, TM+8) f32 partial tile reuses the pipeline and must fit in it)
 //   CTA x of a cluster owns k-tiles [x*per, (x+1)*per), per = ceil(ceil(K/BK)/splits).
-//   The kernel traps on blockDim != 384, too little dynamic smem, a cluster not dividing TN
-//   (or splits), or several groups without a workspace.
+//   The kernel traps on blockDim != 384, too little dynamic smem, or splits not dividing TN.
 #pragma once
 
 #include "sm90_gemm.cuh"
@@ -111,46 +100,6 @@ __device__ __forceinline__ float4 ld_cluster_f4(uint32_t addr) {
   return v;
 }
 
-// The workspace of a K split over several clusters (`groups` of them per tile): one arrival
-// counter per (tile, CTA rank in the cluster), zeroed when allocated and left zero by every
-// launch, in 1024 bytes rounded up; then each group's (TN, TM) f32 sums of each tile, M
-// contiguous, group-major. Mirrors `splitk_workspace_bytes` in src/gemm/config.rs.
-template <int TN, int TM>
-struct GroupSums {
-  uint32_t* counters;   // this tile's, one per CTA rank
-  float* slot0;         // this tile's sums of group 0
-  size_t group_floats;  // floats from one group's sums to the next's
-
-  __device__ GroupSums(void* ws, int tiles, int csize, int tile) {
-    const size_t counter_bytes = (size_t(tiles) * csize * 4 + 1023) / 1024 * 1024;
-    counters = static_cast<uint32_t*>(ws) + size_t(tile) * csize;
-    group_floats = size_t(tiles) * TN * TM;
-    slot0 = reinterpret_cast<float*>(static_cast<char*>(ws) + counter_bytes) + size_t(tile) * TN * TM;
-  }
-  __device__ uint32_t* counter(int crank) const { return counters + crank; }
-  // Group g's 8 sums at float offset `off` of the tile (L2 only: another SM reads them).
-  __device__ void put(int g, int off, float const (&v)[8]) const {
-    float4* d = reinterpret_cast<float4*>(slot0 + g * group_floats + off);
-    __stcg(d, make_float4(v[0], v[1], v[2], v[3]));
-    __stcg(d + 1, make_float4(v[4], v[5], v[6], v[7]));
-  }
-  // s += group g's sums (`own`: this CTA's, still in v).
-  __device__ void add(bool own, int g, int off, float const (&v)[8], float (&s)[8]) const {
-    float w[8];
-    if (own) {
-      CUTE_UNROLL
-      for (int e = 0; e < 8; ++e) w[e] = v[e];
-    } else {
-      const float4* src = reinterpret_cast<const float4*>(slot0 + g * group_floats + off);
-      const float4 lo = __ldcg(src), hi = __ldcg(src + 1);
-      w[0] = lo.x; w[1] = lo.y; w[2] = lo.z; w[3] = lo.w;
-      w[4] = hi.x; w[5] = hi.y; w[6] = hi.z; w[7] = hi.w;
-    }
-    CUTE_UNROLL
-    for (int e = 0; e < 8; ++e) s[e] += w[e];
-  }
-};
-
 template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out>
 __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap const* tma_a,
                                               CUtensorMap const* tma_b) {
@@ -178,19 +127,12 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int wg = warp / 4;
-  const int splits = gridDim.x;   // K parts: `groups` clusters of `csize` CTAs along x
+  const int splits = gridDim.x;   // the cluster spans grid.x
   const int rank = blockIdx.x;
-  // Clusters narrower than the split only where the configuration allows them, so that the
-  // other tiles' code stays that of one cluster spanning grid.x.
-  constexpr bool kGroups = Cfg::GroupSplits;
-  const int csize = kGroups ? int(cluster_nctarank()) : splits;
-  const int crank = kGroups ? int(cluster_ctarank()) : rank;
-  const int groups = kGroups ? splits / csize : 1;
-  const int group = kGroups ? rank / csize : 0;
 
   if (tid == 0) {
     if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(splitk_smem_bytes<Cfg>()) ||
-        TN % csize != 0 || (kGroups && (splits % csize != 0 || (groups > 1 && !p.workspace))))
+        TN % splits != 0)
       __trap();
     for (int s = 0; s < S; ++s) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
@@ -302,54 +244,30 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
 
     cluster_sync_all();   // every partial tile of the cluster is complete and visible
 
-    // CTA `crank` sums rows [crank*TN/csize, +TN/csize) over its cluster, 8 consecutive M
-    // (unit stride in D) per item; with several groups each group's sums meet in the
-    // workspace and the last group to arrive adds them up in group order and stores them.
-    const int rows = TN / csize;
+    // CTA `rank` sums rows [rank*TN/splits, +TN/splits) over the cluster and stores them,
+    // 8 consecutive M (unit stride in D) per item.
+    const int rows = TN / splits;
     const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
     const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
     const uint32_t red_base = uint32_t(__cvta_generic_to_shared(ss.red()));
-    auto for_items = [&](auto&& f) {
-      for (int item = ctid; item < rows * (TM / 8); item += 256) {
-        const int r = crank * rows + item / (TM / 8);
-        const int c8 = item % (TM / 8);
-        const int gn = n0 + r, gm = m0 + 8 * c8;
-        if (gn >= N || gm >= M) continue;
-        const uint32_t addr = red_base + uint32_t((r * D::kRedLd + 8 * c8) * 4);
-        float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-        for (int q = 0; q < csize; ++q) {
-          const uint32_t a = map_to_rank(addr, uint32_t(q));
-          const float4 lo = ld_cluster_f4(a);
-          const float4 hi = ld_cluster_f4(a + 16);
-          v[0] += lo.x; v[1] += lo.y; v[2] += lo.z; v[3] += lo.w;
-          v[4] += hi.x; v[5] += hi.y; v[6] += hi.z; v[7] += hi.w;
-        }
-        f(r * TM + 8 * c8, gn, gm, v);
+    for (int item = ctid; item < rows * (TM / 8); item += 256) {
+      const int r = rank * rows + item / (TM / 8);
+      const int c8 = item % (TM / 8);
+      const int gn = n0 + r;
+      const int gm = m0 + 8 * c8;
+      if (gn >= N || gm >= M) continue;
+      const uint32_t addr = red_base + uint32_t((r * D::kRedLd + 8 * c8) * 4);
+      float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+      for (int q = 0; q < splits; ++q) {
+        const uint32_t a = map_to_rank(addr, uint32_t(q));
+        const float4 lo = ld_cluster_f4(a);
+        const float4 hi = ld_cluster_f4(a + 16);
+        v[0] += lo.x; v[1] += lo.y; v[2] += lo.z; v[3] += lo.w;
+        v[4] += hi.x; v[5] += hi.y; v[6] += hi.z; v[7] += hi.w;
       }
-    };
-    auto store = [&](float (&v)[8], int gn, int gm) {
       store_rows8<Out>(v, gm, int64_t(l) * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
                        int64_t(l) * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec,
                        c_vec);
-    };
-    if (groups == 1) {
-      for_items([&](int, int gn, int gm, float (&v)[8]) { store(v, gn, gm); });
-    } else if constexpr (kGroups) {
-      const GroupSums<TN, TM> g(p.workspace, int(gridDim.y * gridDim.z), csize,
-                                int(l * gridDim.y + blockIdx.y));
-      for_items([&](int off, int, int, float (&v)[8]) { g.put(group, off, v); });
-      named_bar_sync(1, 256);   // this group's sums are all written
-      uint32_t* counter = g.counter(crank);
-      const bool last =
-          named_bar_any(1, 256, ctid == 0 && tail_arrive(counter) == uint32_t(groups - 1));
-      if (last) {
-        for_items([&](int off, int gn, int gm, float (&v)[8]) {
-          float s[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-          for (int q = 0; q < groups; ++q) g.add(q == group, q, off, v, s);
-          store(s, gn, gm);
-        });
-        if (ctid == 0) *counter = 0;
-      }
     }
 
     cluster_sync_all();   // no CTA exits while another still reads its partial tile

@@ -209,11 +209,8 @@ pub struct Ran<TI, TO> {
     pub c: CudaSlice<TO>,
     pub shapes: [MatShape; 3],
     pub kernel: String,
-    /// The cluster size it ran with (the K splits of a split-K kernel, or a divisor of
-    /// them when the clusters' sums meet in the workspace).
+    /// The cluster size it ran with (the K splits of a split-K kernel).
     pub cluster: u32,
-    /// Its grid (`grid.0`: the K splits of a split-K kernel).
-    pub grid: (u32, u32, u32),
     /// Which of the kernel's A, B and D were staged in the workspace.
     pub staged: [bool; 3],
     /// How it split the last round's tiles along K.
@@ -260,7 +257,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
     let da = s.clone_htod(&ha).unwrap();
     let db = s.clone_htod(&hb).unwrap();
     let mut dc = s.clone_htod(&hc).unwrap();
-    let (kernel, cluster, grid, staged, tail) = {
+    let (kernel, cluster, staged, tail) = {
         let av = MatRef::new(&da, cs.m, cs.k, cs.la)
             .ld(sa.ld)
             .batched(sa.batch, sa.batch_stride);
@@ -284,7 +281,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
                 d.kernel
             );
         }
-        (d.kernel, d.cluster, d.grid, d.staged, d.tail)
+        (d.kernel, d.cluster, d.staged, d.tail)
     };
     let out: Vec<TO> = s.clone_dtoh(&dc).unwrap();
     let mut logical = vec![false; out.len()];
@@ -338,7 +335,6 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
         shapes: [sa, sb, sc],
         kernel,
         cluster,
-        grid,
         staged,
         tail,
     }
