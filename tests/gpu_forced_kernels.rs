@@ -94,6 +94,11 @@ fn forced_kernel_child() {
     let kernel = std::env::var(CHILD_ENV).expect("run by gpu_forced_hopper_kernels");
     let g = gpu().expect("the parent found a GPU");
     let mut rng = Rng(17);
+    // What the parent forced: read once, checked against every case's dispatch below.
+    let forced_split = std::env::var("FERROCUTE_SPLIT_K")
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok());
+    let forced_on = std::env::var("FERROCUTE_TAIL_SPLIT").as_deref() == Ok("1");
     // (m, n, k, batch): one tile; an odd number of M tiles (a cluster's second tile lies past
     // M); edges in every mode, including rows that end inside an 8-row store; batches; more
     // 128x256 tiles than SMs (155, 153 and 153), so CTAs loop over several tiles, with one
@@ -124,16 +129,12 @@ fn forced_kernel_child() {
                 assert!(ran.contains(&kernel), "{m}x{n}x{k} ran {ran}");
                 // A forced K split reaches the launch whatever K is (splits past the last
                 // k-block add nothing), so the 8-split run really sums 8 partial tiles.
-                if let Some(parts) = std::env::var("FERROCUTE_SPLIT_K")
-                    .ok()
-                    .and_then(|s| s.parse::<u32>().ok())
-                {
+                if let Some(parts) = forced_split {
                     assert_eq!(cluster, parts, "{m}x{n}x{k}x{batch} {kernel}");
                 }
                 // Forced on, the persistent tiles without a cluster or a staged epilogue
                 // split a part-empty last round of r tiles into as many parts as fit:
                 // min(SMs / r, k-blocks), at least 2.
-                let forced_on = std::env::var("FERROCUTE_TAIL_SPLIT").as_deref() == Ok("1");
                 let expected = match persistent_tile(&kernel) {
                     Some((bm, bn)) if forced_on => {
                         let sms = g.sm_count() as usize;
