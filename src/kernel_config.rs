@@ -668,7 +668,8 @@ pub trait SplitKConfig {
     /// Threads per CTA: a producer warpgroup and two consumer warpgroups.
     const THREADS: usize = 384;
     /// Dynamic shared memory: the pipeline (which later holds the `(TN, TM + 8)` f32
-    /// partial tile), the barriers and 1 KiB alignment slack.
+    /// partial tile), the barriers (full and empty per stage, and the 2-split hand-off's
+    /// two) and 1 KiB alignment slack.
     const SMEM_BYTES: usize = splitk_smem_bytes(Self::TILE, Self::STAGES);
     /// The `(TN,BK,Stages)` shared memory of a K-major B, checked at compile time.
     const SMEM_B: Value = splitk_check(
@@ -681,7 +682,7 @@ pub trait SplitKConfig {
 
 const fn splitk_smem_bytes(tile: [usize; 3], stages: usize) -> usize {
     let [tm, tn, bk] = tile;
-    let body = stages * (tm + tn) * bk * ELEM_BYTES + stages * 16;
+    let body = stages * (tm + tn) * bk * ELEM_BYTES + stages * 16 + 16;
     1024 + body.div_ceil(1024) * 1024
 }
 

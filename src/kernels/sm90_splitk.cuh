@@ -14,8 +14,10 @@
 //     rows and split every stage's k-blocks, and their partial tiles are summed in smem;
 //   * splits K over a thread-block cluster of `splits` CTAs (cluster (splits,1,1) spans
 //     grid.x), so N/128 * splits CTAs stream B; the partial tiles are summed through
-//     distributed shared memory, with no global workspace and no atomics. Each CTA of the
-//     cluster reduces and stores TN/splits rows of N.
+//     distributed shared memory, with no global workspace and no atomics. With 2 splits
+//     rank 1 takes fewer k-tiles, finishes first and bulk-copies its partial tile into
+//     rank 0's drained stages while rank 0 still streams; rank 0 adds it and stores the
+//     tile. With 4 or 8, each CTA of the cluster reduces and stores TN/splits rows of N.
 //
 // =====================================================================================
 // CONFIG SCHEMA
@@ -40,9 +42,10 @@
 //   programmatic stream serialization may be allowed (PDL): the kernel waits on
 //   griddepcontrol.wait before its first global memory access
 //   block   = (384, 1, 1)            warpgroup 0: producer (one TMA thread); 1,2: consumers
-//   dynamic smem = 1024 + roundup(Stages*(TM+TN)*BK*2 + Stages*16, 1024)
+//   dynamic smem = 1024 + roundup(Stages*(TM+TN)*BK*2 + Stages*16 + 16, 1024)
 //                  (the (TN, TM+8) f32 partial tile reuses the pipeline and must fit in it)
-//   CTA x of a cluster owns k-tiles [x*per, (x+1)*per), per = ceil(ceil(K/BK)/splits).
+//   CTA x of a cluster owns k-tiles [x*per, (x+1)*per), per = ceil(ceil(K/BK)/splits);
+//   with 2 splits rank 0 owns [0, k0) and rank 1 [k0, k_tiles), k0 = lead_k_tiles().
 //   The kernel traps on blockDim != 384, too little dynamic smem, or splits not dividing TN.
 #pragma once
 
@@ -64,7 +67,20 @@ struct SplitKDerived {
   // half-warp (4 rows x 8 columns) hit 32 distinct banks.
   static constexpr int kRedLd = TM + 8;
   static_assert(TN * kRedLd * 4 <= S * kStageBytes, "the partial tile must fit the pipeline");
+  // 2 splits: rank 0 keeps its padded partial tile in the B stages and receives rank 1's,
+  // 32 rows per A stage, in the A stages it has drained.
+  static_assert(TN * kRedLd * 4 <= S * kWBytes, "the partial tile must fit the B stages");
+  static_assert(kXBytes == 32 * TM * 4, "32 rows of the partial tile fill one A stage");
+  static_assert(TN / 32 < S, "the received chunks need TN/32 drained stages");
+  // Rank 1's head start: fewer k-tiles, so that its partial tile has reached rank 0 when
+  // rank 0's main loop ends (measured: 6 k-tiles for the 128-column tile, 4 for 64).
+  static constexpr int kLeadTiles = TM >= 128 ? 6 : 4;
 };
+
+// Rank 0's k-tiles [0, k0) of a 2-split; rank 1 takes [k0, k_tiles).
+__device__ __forceinline__ int lead_k_tiles(int k_tiles, int head_start) {
+  return min(k_tiles, (k_tiles + 1) / 2 + min(head_start, k_tiles / 8));
+}
 
 template <class Cfg>
 struct alignas(1024) SplitKStorage {
@@ -74,6 +90,8 @@ struct alignas(1024) SplitKStorage {
   uint8_t pipe[D::S * D::kStageBytes];
   uint64_t full[D::S];
   uint64_t empty[D::S];
+  uint64_t recv;   // 2 splits: rank 1's partial tile has landed in rank 0's stages
+  uint64_t go;     // 2 splits: rank 0's stages for it are drained (arrived by rank 0)
   __device__ uint8_t* w() { return pipe; }
   __device__ uint8_t* x() { return pipe + D::S * D::kWBytes; }
   __device__ float* red() { return reinterpret_cast<float*>(pipe); }
@@ -98,6 +116,48 @@ __device__ __forceinline__ float4 ld_cluster_f4(uint32_t addr) {
                : "r"(addr)
                : "memory");
   return v;
+}
+
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void cluster_arrive_release() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
+// Bulk copy of `bytes` (multiple of 16) from this CTA's shared memory to `dst` (a
+// shared::cluster address), completing as transactions on the mbarrier at `bar` (in the
+// destination CTA).
+__device__ __forceinline__ void bulk_copy_to_cluster(uint32_t dst, uint32_t src, uint32_t bytes,
+                                                     uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, "
+      "[%3];" ::"r"(dst), "r"(src), "r"(bytes), "r"(bar)
+      : "memory");
+}
+
+// Arrive (release, cluster scope) on the mbarrier at shared::cluster address `bar`.
+__device__ __forceinline__ void arrive_remote(uint32_t bar) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar)
+               : "memory");
+}
+
+// Wait (acquire, cluster scope) for phase `parity` of this CTA's mbarrier at `bar` to
+// complete: its arrival came from another CTA of the cluster.
+__device__ __forceinline__ void wait_cluster_acquire(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  while (!done)
+    asm volatile(
+        "{ .reg .pred P; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 P, [%1], %2;"
+        " selp.u32 %0, 1, 0, P; }"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
 }
 
 template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out>
@@ -138,9 +198,14 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
       cutlass::arch::ClusterBarrier::init(&ss.empty[s], 8);   // one arrival per consumer warp
     }
+    cutlass::arch::ClusterTransactionBarrier::init(&ss.recv, 1);
+    cutlass::arch::ClusterBarrier::init(&ss.go, 1);
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
+  // The partner CTA signals these barriers: their initialisation must be visible cluster-
+  // wide before it does (every thread waits for this phase before its tail).
+  cluster_arrive_relaxed();
   // Programmatic dependent launch (a no-op without the launch attribute): the next kernel
   // in the stream may start its CTAs on free SMs now, and this grid touches global memory
   // only once the previous grid has completed and its writes are visible.
@@ -154,8 +219,10 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   const int l = blockIdx.z;
   const int k_tiles = (K + BK - 1) / BK;
   const int per = (k_tiles + splits - 1) / splits;
-  const int kt_begin = min(k_tiles, rank * per);
-  const int kt_end = min(k_tiles, kt_begin + per);
+  const bool lead = splits == 2;
+  const int k0 = lead_k_tiles(k_tiles, D::kLeadTiles);
+  const int kt_begin = lead ? (rank == 0 ? 0 : k0) : min(k_tiles, rank * per);
+  const int kt_end = lead ? (rank == 0 ? k0 : k_tiles) : min(k_tiles, kt_begin + per);
 
   if (wg == 0) {
     // ============================ PRODUCER ============================
@@ -178,10 +245,28 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       }
     }
     __syncwarp();
-    // The producer warpgroup takes part in both cluster barriers of the consumers (below);
-    // keeping them in separate branches lets ptxas size each path to its own setmaxnreg.
-    cluster_sync_all();
-    cluster_sync_all();
+    cluster_wait();
+    if (lead) {
+      if (rank == 0 && warp == 0 && cute::elect_one_sync()) {
+        // The A stages (k0 + c) % S, c < TN/32, receive rank 1's partial tile once the
+        // consumers have drained them (the producer's own next waits).
+        int stage = k0 % S;
+        uint32_t phase = ((k0 / S) & 1) ^ 1;
+        for (int c = 0; c < TN / 32; ++c) {
+          cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
+          if (++stage == S) { stage = 0; phase ^= 1; }
+        }
+        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.recv, TN * TM * 4);
+        arrive_remote(map_to_rank(uint32_t(__cvta_generic_to_shared(&ss.go)), 1u));
+      }
+      __syncwarp();
+    } else {
+      // The producer warpgroup takes part in the consumers' cluster barriers (below);
+      // keeping them in separate branches lets ptxas size each path to its own setmaxnreg.
+      cluster_sync_all();
+      cluster_arrive_relaxed();
+      cluster_wait();
+    }
   } else {
     // ============================ CONSUMERS ============================
     cutlass::arch::warpgroup_reg_alloc<232>();
@@ -217,60 +302,149 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     // Every WGMMA of both warpgroups has read its stages (and every TMA write they waited
     // for has landed) before the pipeline bytes are reused for the partial tile.
     named_bar_sync(1, 256);
+    cluster_wait();
 
-    // Registers -> this CTA's partial tile red(n, m). Fragment of m64nTMk16 (f32): value
+    // Registers -> a partial tile in shared memory. Fragment of m64nTMk16 (f32): value
     // i = v0 + 2*v1 + 4*j is row 16*warp + lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0.
     // With split stages warpgroup 0 writes its tile and warpgroup 1 then adds its own.
+    // `at(r, c)` is the float offset of (r, c), c even.
     const int row = (kSplitStage ? 0 : 64 * cwg) + 16 * (wtid / 32) + lane / 4;
     const int col = 2 * (lane % 4);
-    auto to_red = [&](bool add) {
-      CUTE_UNROLL
-      for (int j = 0; j < TM / 8; ++j) {
+    auto to_smem = [&](auto at) {
+      auto pass = [&](bool add) {
         CUTE_UNROLL
-        for (int v1 = 0; v1 < 2; ++v1) {
-          const int i = 2 * v1 + 4 * j;
-          float2* r = reinterpret_cast<float2*>(&ss.red()[(row + 8 * v1) * D::kRedLd + 8 * j + col]);
-          float2 v = make_float2(accum(i), accum(i + 1));
-          if (add) { v.x += r->x; v.y += r->y; }
-          *r = v;
+        for (int j = 0; j < TM / 8; ++j) {
+          CUTE_UNROLL
+          for (int v1 = 0; v1 < 2; ++v1) {
+            const int i = 2 * v1 + 4 * j;
+            float2* r = reinterpret_cast<float2*>(&ss.red()[at(row + 8 * v1, 8 * j + col)]);
+            float2 v = make_float2(accum(i), accum(i + 1));
+            if (add) { v.x += r->x; v.y += r->y; }
+            *r = v;
+          }
         }
+      };
+      if (!kSplitStage || cwg == 0) pass(false);
+      if constexpr (kSplitStage) {
+        named_bar_sync(1, 256);
+        if (cwg == 1) pass(true);
       }
     };
-    if (!kSplitStage || cwg == 0) to_red(false);
-    if constexpr (kSplitStage) {
-      named_bar_sync(1, 256);
-      if (cwg == 1) to_red(true);
-    }
-
-    cluster_sync_all();   // every partial tile of the cluster is complete and visible
-
-    // CTA `rank` sums rows [rank*TN/splits, +TN/splits) over the cluster and stores them,
-    // 8 consecutive M (unit stride in D) per item.
-    const int rows = TN / splits;
+    // Rows of N padded to kRedLd floats: the float2 stores of a half-warp hit 32 banks.
+    auto padded = [](int r, int c) { return r * D::kRedLd + c; };
+    const uint32_t red_base = uint32_t(__cvta_generic_to_shared(ss.red()));
     const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
     const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
-    const uint32_t red_base = uint32_t(__cvta_generic_to_shared(ss.red()));
-    for (int item = ctid; item < rows * (TM / 8); item += 256) {
-      const int r = rank * rows + item / (TM / 8);
-      const int c8 = item % (TM / 8);
+    auto store = [&](float (&v)[8], int r, int c8) {
       const int gn = n0 + r;
       const int gm = m0 + 8 * c8;
-      if (gn >= N || gm >= M) continue;
-      const uint32_t addr = red_base + uint32_t((r * D::kRedLd + 8 * c8) * 4);
-      float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-      for (int q = 0; q < splits; ++q) {
-        const uint32_t a = map_to_rank(addr, uint32_t(q));
-        const float4 lo = ld_cluster_f4(a);
-        const float4 hi = ld_cluster_f4(a + 16);
-        v[0] += lo.x; v[1] += lo.y; v[2] += lo.z; v[3] += lo.w;
-        v[4] += hi.x; v[5] += hi.y; v[6] += hi.z; v[7] += hi.w;
+      if (gn < N && gm < M)
+        store_rows8<Out>(v, gm, int64_t(l) * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
+                         int64_t(l) * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec,
+                         c_vec);
+    };
+
+    if (lead && rank == 1) {
+      // Unpadded rows (32 of them fill one A stage of rank 0), 32-byte pieces XOR-swizzled
+      // by r % 8 so that the stores still spread over the banks.
+      to_smem([](int r, int c) { return r * TM + (c ^ (8 * (r % 8))); });
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");   // read by the bulk copy
+      named_bar_sync(1, 256);
+      if (ctid == 0) {
+        wait_cluster_acquire(uint32_t(__cvta_generic_to_shared(&ss.go)), 0);
+        const uint32_t bar = map_to_rank(uint32_t(__cvta_generic_to_shared(&ss.recv)), 0u);
+        const uint32_t x0 = uint32_t(__cvta_generic_to_shared(ss.x()));
+        for (int c = 0; c < TN / 32; ++c)
+          bulk_copy_to_cluster(map_to_rank(x0 + uint32_t(((k0 + c) % S) * D::kXBytes), 0u),
+                               red_base + uint32_t(c * D::kXBytes), D::kXBytes, bar);
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        // This CTA's shared memory stays alive until the copies have read it.
+        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
       }
-      store_rows8<Out>(v, gm, int64_t(l) * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
-                       int64_t(l) * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec,
-                       c_vec);
+      return;
     }
 
-    cluster_sync_all();   // no CTA exits while another still reads its partial tile
+    if (lead) {
+      // Rank 0: its own tile (padded, in the B stages) + rank 1's (chunk r / 32 in A stage
+      // (k0 + r/32) % S), 8 consecutive M (unit stride in D) per item.
+      to_smem(padded);
+      named_bar_sync(1, 256);
+      wait_cluster_acquire(uint32_t(__cvta_generic_to_shared(&ss.recv)), 0);
+      const float* other = reinterpret_cast<const float*>(ss.x());
+      constexpr int kItems = TN * (TM / 8) / 256;
+      float v[kItems][8];
+      CUTE_UNROLL
+      for (int it = 0; it < kItems; ++it) {
+        const int item = ctid + 256 * it;
+        const int r = item / (TM / 8), c8 = item % (TM / 8);
+        const float4* a = reinterpret_cast<const float4*>(&ss.red()[padded(r, 8 * c8)]);
+        const float4* b = reinterpret_cast<const float4*>(
+            other + ((k0 + r / 32) % S) * (D::kXBytes / 4) + (r % 32) * TM + 8 * (c8 ^ (r % 8)));
+        const float4 a0 = a[0], a1 = a[1], b0 = b[0], b1 = b[1];
+        v[it][0] = a0.x + b0.x; v[it][1] = a0.y + b0.y; v[it][2] = a0.z + b0.z;
+        v[it][3] = a0.w + b0.w; v[it][4] = a1.x + b1.x; v[it][5] = a1.y + b1.y;
+        v[it][6] = a1.z + b1.z; v[it][7] = a1.w + b1.w;
+      }
+      CUTE_UNROLL
+      for (int it = 0; it < kItems; ++it) {
+        const int item = ctid + 256 * it;
+        store(v[it], item / (TM / 8), item % (TM / 8));
+      }
+      return;
+    }
+
+    // 1, 4 or 8 splits: after one cluster barrier CTA `rank` sums rows
+    // [rank*TN/splits, +TN/splits) over the cluster (every load issued before the first
+    // sum) and stores them.
+    to_smem(padded);
+    cluster_sync_all();   // every partial tile of the cluster is complete and visible
+    const int rows = TN / splits;
+    auto reduce = [&](auto q_const) {
+      constexpr int Q = decltype(q_const)::value;
+      constexpr int kItems = ((TN / Q) * (TM / 8) + 255) / 256;
+      const int n_items = rows * (TM / 8);
+      float4 lo[Q][kItems], hi[Q][kItems];
+      CUTE_UNROLL
+      for (int q = 0; q < Q; ++q)
+        CUTE_UNROLL
+        for (int it = 0; it < kItems; ++it) {
+          const int item = ctid + 256 * it;
+          if (item < n_items) {
+            const int r = rank * rows + item / (TM / 8);
+            const uint32_t a = map_to_rank(
+                red_base + uint32_t(padded(r, 8 * (item % (TM / 8))) * 4), uint32_t(q));
+            lo[q][it] = ld_cluster_f4(a);
+            hi[q][it] = ld_cluster_f4(a + 16);
+          }
+        }
+      float v[kItems][8];
+      CUTE_UNROLL
+      for (int it = 0; it < kItems; ++it) {
+        CUTE_UNROLL
+        for (int e = 0; e < 8; ++e) v[it][e] = 0.f;
+        CUTE_UNROLL
+        for (int q = 0; q < Q; ++q) {
+          v[it][0] += lo[q][it].x; v[it][1] += lo[q][it].y;
+          v[it][2] += lo[q][it].z; v[it][3] += lo[q][it].w;
+          v[it][4] += hi[q][it].x; v[it][5] += hi[q][it].y;
+          v[it][6] += hi[q][it].z; v[it][7] += hi[q][it].w;
+        }
+      }
+      // Release: this CTA's remote reads have completed before the partners, once all
+      // have arrived, may exit; the global stores come after, so they are not waited for.
+      cluster_arrive_release();
+      CUTE_UNROLL
+      for (int it = 0; it < kItems; ++it) {
+        const int item = ctid + 256 * it;
+        if (item < n_items) store(v[it], rank * rows + item / (TM / 8), item % (TM / 8));
+      }
+    };
+    switch (splits) {
+      case 1: reduce(Int<1>{}); break;
+      case 4: reduce(Int<4>{}); break;
+      default: reduce(Int<8>{}); break;
+    }
+    cluster_wait();   // no CTA exits while another still reads its partial tile
   }
 #else
   if (threadIdx.x == 0) __trap();
