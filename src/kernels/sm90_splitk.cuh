@@ -91,7 +91,8 @@ struct alignas(1024) SplitKStorage {
   uint64_t full[D::S];
   uint64_t empty[D::S];
   uint64_t recv;   // 2 splits: rank 1's partial tile has landed in rank 0's stages
-  uint64_t go;     // 2 splits: rank 0's stages for it are drained (arrived by rank 0)
+  uint64_t go;     // 2 splits, arrived by rank 0: phase 0 its stages for rank 1's tile
+                   // are drained, phase 1 that tile has landed
   __device__ uint8_t* w() { return pipe; }
   __device__ uint8_t* x() { return pipe + D::S * D::kWBytes; }
   __device__ float* red() { return reinterpret_cast<float*>(pipe); }
@@ -357,9 +358,10 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
         for (int c = 0; c < TN / 32; ++c)
           bulk_copy_to_cluster(map_to_rank(x0 + uint32_t(((k0 + c) % S) * D::kXBytes), 0u),
                                red_base + uint32_t(c * D::kXBytes), D::kXBytes, bar);
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-        // This CTA's shared memory stays alive until the copies have read it.
-        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+        // A copy into shared::cluster completes only on the destination's mbarrier (bulk
+        // groups do not track it): this CTA's shared memory stays alive until rank 0 has
+        // received everything and says so (the go barrier's second phase).
+        wait_cluster_acquire(uint32_t(__cvta_generic_to_shared(&ss.go)), 1);
       }
       return;
     }
@@ -370,6 +372,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       to_smem(padded);
       named_bar_sync(1, 256);
       wait_cluster_acquire(uint32_t(__cvta_generic_to_shared(&ss.recv)), 0);
+      if (ctid == 0) arrive_remote(map_to_rank(uint32_t(__cvta_generic_to_shared(&ss.go)), 1u));
       const float* other = reinterpret_cast<const float*>(ss.x());
       constexpr int kItems = TN * (TM / 8) / 256;
       float v[kItems][8];
