@@ -34,6 +34,9 @@ struct Args {
     queued: bool,
     /// `--staging`: the handle's policy for operands TMA cannot read in place.
     staging: Staging,
+    /// `--no-events`: buffers are allocated with cudarc's event tracking off, so no event
+    /// is recorded or waited for between two launches (everything runs on one stream).
+    no_events: bool,
 }
 
 fn parse_args() -> Args {
@@ -46,6 +49,7 @@ fn parse_args() -> Args {
         rest: 0.0,
         queued: false,
         staging: Staging::Auto,
+        no_events: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
@@ -57,6 +61,7 @@ fn parse_args() -> Args {
             "--soak" => a.soak = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
             "--rest" => a.rest = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
             "--queued" => a.queued = true,
+            "--no-events" => a.no_events = true,
             "--staging" => {
                 a.staging = match it.next().as_deref() {
                     Some("never") => Staging::Never,
@@ -344,6 +349,12 @@ fn run() -> Res<()> {
     };
     let stream = g.stream().clone();
     let ctx = stream.context().clone();
+    if args.no_events {
+        // # Safety
+        // Every buffer of this process is allocated after this call and used on `stream`
+        // alone, so stream order is the only synchronisation the buffers need.
+        unsafe { ctx.disable_event_tracking() };
+    }
     let attr = |a| ctx.attribute(a).unwrap_or(-1);
     println!(
         "GPU: {} (sm_{}{}), {} SMs, SM clock {} MHz, memory clock {} MHz, bus {} bit",

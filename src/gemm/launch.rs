@@ -193,9 +193,13 @@ impl ModuleCache {
             .ctx
             .compute_capability()
             .map_err(|e| load_err(driver_msg(e)))?;
-        let cubin = super::config::embedded_cubin(name)
-            .filter(|(bytes, arch)| *arch == cc && !bytes.is_empty())
-            .filter(|_| std::env::var_os("FERROCUTE_PTX_DIR").is_none());
+        let dev_cubin = dev_cubin(name).map_err(load_err)?;
+        let cubin = match &dev_cubin {
+            Some(bytes) => Some((bytes.as_slice(), cc)),
+            None => super::config::embedded_cubin(name)
+                .filter(|(bytes, arch)| *arch == cc && !bytes.is_empty())
+                .filter(|_| std::env::var_os("FERROCUTE_PTX_DIR").is_none()),
+        };
         let raw = if let Some((bytes, _)) = cubin {
             // An 8-byte aligned copy: the driver reads the ELF image in place.
             let mut image = vec![0u64; bytes.len().div_ceil(8)];
@@ -210,9 +214,10 @@ impl ModuleCache {
                 )
             };
             // # Safety
-            // - `image` holds a complete cubin (ELF) built by ptxas for exactly this
-            //   GPU's architecture and outlives the call; the driver validates the image
-            //   and returns an error for anything malformed.
+            // - `image` holds a cubin (ELF) and outlives the call: the embedded one, built by
+            //   ptxas for exactly this GPU's architecture, or a developer's file from
+            //   `FERROCUTE_PTX_DIR`; the driver validates the image and returns an error for
+            //   anything malformed or built for another GPU.
             // - The context is bound to this thread (above).
             unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
         } else {
@@ -352,6 +357,20 @@ fn launch_config(
     }
 }
 
+/// A cubin for a module from `$FERROCUTE_PTX_DIR/<module>.cubin` when that variable is set
+/// and the file exists (kernel development: ptxas's code rather than the driver's JIT).
+fn dev_cubin(module: &str) -> Result<Option<Vec<u8>>, String> {
+    let Some(dir) = std::env::var_os("FERROCUTE_PTX_DIR") else {
+        return Ok(None);
+    };
+    let path = std::path::Path::new(&dir).join(format!("{module}.cubin"));
+    match std::fs::read(&path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
 /// PTX text for a module: `$FERROCUTE_PTX_DIR/<module>.ptx` when that
 /// variable is set (for kernel development), else the embedded file.
 fn module_text(module: &str) -> Result<String, String> {
@@ -389,6 +408,7 @@ unsafe fn enqueue(
         reason: driver_msg(e),
     };
     stream.context().bind_to_thread().map_err(launch_err)?;
+    // Not the persistent tiles: as programmatic launches they ran 7-23% slower (NOTES.md).
     let pdl = matches!(cfg.grid, GridKind::SplitK | GridKind::Skinny);
     if !pdl && cluster <= 1 {
         // # Safety
