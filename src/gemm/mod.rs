@@ -86,7 +86,7 @@ pub fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
 /// on events around every call, and those stream operations sit between the two kernels
 /// and cancel the overlap. A program that uses its buffers on one stream can call
 /// `unsafe { ctx.disable_event_tracking() }` before allocating them; on an H100 that made
-/// 16x4096x4096 and 64x4096x4096 8–13% faster and 128x4096x4096 7% (BENCHMARKS.md).
+/// 16x4096x4096 12–16% faster, 64x4096x4096 8–10% and 128x4096x4096 7–8% (BENCHMARKS.md).
 ///
 /// ```no_run
 /// use ferrocute::gemm::Gemm;
