@@ -1,6 +1,6 @@
 //! ferrocute GEMM vs cuBLAS, same process, CUDA-event timing.
 //!
-//! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--soak SECS] [--rest SECS] [--queued] [--staging never|auto]`
+//! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--rounds R] [--sets N] [--soak SECS] [--rest SECS] [--queued] [--no-events] [--staging never|auto]`
 //!
 //! bf16 inputs, f32 accumulation, bf16 output. Layouts use BLAS names:
 //! TN = A K-major, B K-major (kernel `kk`); NN = A M-major, B K-major (kernel `mk`).
@@ -24,6 +24,17 @@ struct Args {
     /// `--soak SECS`: also run each library alone for SECS seconds per shape (steady-state
     /// clocks), printing the UTC window so that a clock log can be matched to it.
     soak: f64,
+    /// `--rounds R`: time each library R times per shape, alternating which goes first
+    /// (cuBLAS in even rounds, ours in odd ones), and report the median of the rounds'
+    /// ratios, so neither library keeps the other's clock and power state.
+    rounds: usize,
+    /// `--sets N`: rotate over at least N sets of buffers (default: as many as exceed
+    /// 50 MB, at least 2). With cudarc's event tracking, a call whose output buffer was
+    /// written by a call still in flight (other than the one just before) makes the stream
+    /// wait on that write's event, which costs the split-K and small-M kernels their
+    /// overlap with the previous launch; more sets leave each output longer between
+    /// rewrites.
+    sets: usize,
     /// `--rest SECS`: leave the GPU idle this long before each library's timed block, so
     /// both start from the same clock and power state instead of ours inheriting cuBLAS's.
     rest: f64,
@@ -46,6 +57,8 @@ fn parse_args() -> Args {
         iters: 50,
         custom: Vec::new(),
         soak: 0.0,
+        rounds: 1,
+        sets: 2,
         rest: 0.0,
         queued: false,
         staging: Staging::Auto,
@@ -59,6 +72,8 @@ fn parse_args() -> Args {
             "--layout" => a.layout = it.next().unwrap_or_default(),
             "--iters" => a.iters = it.next().and_then(|v| v.parse().ok()).unwrap_or(50),
             "--soak" => a.soak = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
+            "--rounds" => a.rounds = it.next().and_then(|v| v.parse().ok()).unwrap_or(1).max(1),
+            "--sets" => a.sets = it.next().and_then(|v| v.parse().ok()).unwrap_or(2),
             "--rest" => a.rest = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
             "--queued" => a.queued = true,
             "--no-events" => a.no_events = true,
@@ -386,14 +401,25 @@ fn run() -> Res<()> {
         "m x n x k", "layout", "ours TF/s", "cuBLAS TF/s", "ratio"
     );
     println!(
-        "(TFLOP/s per launch, median of {} samples of 10 back-to-back launches{}; % of the 989 TFLOP/s bf16 peak in brackets)",
+        "(TFLOP/s per launch, median of {} samples of 10 back-to-back launches{}{}; % of the 989 TFLOP/s bf16 peak in brackets)",
         args.iters,
+        if args.rounds > 1 {
+            let r = args.rounds;
+            format!(", median of {r} alternating rounds (ratio: median of the rounds' ratios)")
+        } else {
+            String::new()
+        },
         if args.queued { ", samples queued" } else { "" }
+    );
+    println!(
+        "(buffers rotate over at least {} sets and past 50 MB; cudarc event tracking {})",
+        args.sets.max(2),
+        if args.no_events { "off" } else { "on" }
     );
     let mut rng = 0x1234_5678_u64;
     for &(m, n, k) in &shapes {
         let bytes = (m * k + k * n + m * n) * 2;
-        let nsets = ROTATE_BYTES.div_ceil(bytes).clamp(2, 256);
+        let nsets = ROTATE_BYTES.div_ceil(bytes).max(args.sets).clamp(2, 256);
         let mut rand = |len: usize| -> Vec<bf16> {
             (0..len)
                 .map(|_| {
@@ -465,20 +491,49 @@ fn run() -> Res<()> {
                 })
             })();
             let rest = || std::thread::sleep(std::time::Duration::from_secs_f64(args.rest));
-            rest();
-            let theirs = time_ms(&stream, args.iters, args.queued, &mut sets, |s| {
-                cublas(&blas, s, m, n, k, tn)
-            })?;
+            let time_theirs = |sets: &mut [Set]| {
+                rest();
+                time_ms(&stream, args.iters, args.queued, sets, |s| {
+                    cublas(&blas, s, m, n, k, tn)
+                })
+            };
+            let time_ours = |sets: &mut [Set]| {
+                rest();
+                time_ms(&stream, args.iters, args.queued, sets, |s| {
+                    ours(&g, s, m, n, k, tn).map(drop)
+                })
+            };
+            // Per round (cuBLAS first in even rounds, ours first in odd ones): cuBLAS's
+            // time, and ours where the check ran.
+            let mut rounds: Vec<(f32, Option<f32>)> = Vec::with_capacity(args.rounds);
+            for r in 0..args.rounds {
+                let ours_first = r % 2 == 1;
+                let mut mine = None;
+                if ours_first && check.is_ok() {
+                    mine = Some(time_ours(&mut sets)?);
+                }
+                let theirs = time_theirs(&mut sets)?;
+                if !ours_first && check.is_ok() {
+                    mine = Some(time_ours(&mut sets)?);
+                }
+                rounds.push((theirs, mine));
+            }
+            let theirs = median(rounds.iter().map(|r| r.0).collect());
             let host_theirs = host_us(&stream, &mut sets, |s| cublas(&blas, s, m, n, k, tn))?;
             let (ours_tf, ratio, check) = match check {
                 Ok(c) => {
-                    rest();
-                    let t = time_ms(&stream, args.iters, args.queued, &mut sets, |s| {
-                        ours(&g, s, m, n, k, tn).map(drop)
-                    })?;
+                    let t = median(rounds.iter().filter_map(|r| r.1).collect());
+                    let ratios: Vec<f32> = rounds
+                        .iter()
+                        .filter_map(|&(th, o)| o.map(|o| th / o))
+                        .collect();
                     let host_ours =
                         host_us(&stream, &mut sets, |s| ours(&g, s, m, n, k, tn).map(drop))?;
-                    let c = format!("{c}  host {host_ours:.1} / {host_theirs:.1} us");
+                    let mut c = format!("{c}  host {host_ours:.1} / {host_theirs:.1} us");
+                    if ratios.len() > 1 {
+                        let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+                        c = format!("{c}  rounds {}", each.join(" "));
+                    }
                     let tf = flops / (t as f64 * 1e-3) / 1e12;
                     let gbs = bytes as f64 / (t as f64 * 1e-3) / 1e9;
                     (
@@ -487,7 +542,7 @@ fn run() -> Res<()> {
                             tf / 9.89,
                             100.0 * gbs / copy
                         ),
-                        format!("{:7.2}", t.recip() / theirs.recip()),
+                        format!("{:7.2}", median(ratios)),
                         c,
                     )
                 }

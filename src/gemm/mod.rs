@@ -82,11 +82,15 @@ pub fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
 ///
 /// Back-to-back calls: the small-M and split-K kernels are programmatic dependent
 /// launches, so each can start while the kernel before it in the stream drains. cudarc's
-/// event tracking (on by default once a context has a non-default stream) records and waits
-/// on events around every call, and those stream operations sit between the two kernels
-/// and cancel the overlap. A program that uses its buffers on one stream can call
-/// `unsafe { ctx.disable_event_tracking() }` before allocating them; on an H100 that made
-/// 16x4096x4096 12–16% faster, 64x4096x4096 8–10% and 128x4096x4096 7–8% (BENCHMARKS.md).
+/// event tracking (on by default once a context has a non-default stream) makes a call wait
+/// on its output's last write event. When that write belongs to a call still running that
+/// is not the one just before (the same C written every second call, say), the driver must
+/// keep that wait, and the launch then waits for the whole previous kernel. On an H100 this
+/// cost 16x4096x4096 12–16%, 64x4096x4096 8–10% and 128x4096x4096 7–8% with two C buffers
+/// in turn; rotating over six or more (as a model's layer loop does) cost nothing measurable,
+/// nor did events recorded or waited on otherwise (BENCHMARKS.md). A program that uses its
+/// buffers on one stream can also call `unsafe { ctx.disable_event_tracking() }` before
+/// allocating them.
 ///
 /// ```no_run
 /// use ferrocute::gemm::Gemm;

@@ -460,11 +460,26 @@ __device__ __forceinline__ bool vec_ok(const void* ptr, int64_t ld, int64_t batc
   return ((reinterpret_cast<uintptr_t>(ptr) & 15) == 0) && (ld % 8 == 0) && (batch_stride % 8 == 0);
 }
 
-// barrier.cluster with release/acquire semantics, by every thread of every CTA of the
-// cluster; the "memory" clobber keeps the compiler from moving memory accesses across it.
+// The halves of barrier.cluster, by every thread of every CTA of the cluster. Unlike
+// cute::cluster_arrive/wait they carry a "memory" clobber, so the compiler cannot move
+// memory accesses across them. A relaxed arrive orders nothing: use it only where no
+// access before it has to be seen by (or finished before) the cluster's waiters.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void cluster_arrive_release() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// A whole cluster barrier with release/acquire semantics.
 __device__ __forceinline__ void cluster_sync_all() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n"
-               "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+  cluster_arrive_release();
+  cluster_wait();
 }
 
 // ---------------------------------------------------------------------------------

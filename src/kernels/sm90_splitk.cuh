@@ -119,18 +119,6 @@ __device__ __forceinline__ float4 ld_cluster_f4(uint32_t addr) {
   return v;
 }
 
-__device__ __forceinline__ void cluster_arrive_relaxed() {
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-}
-
-__device__ __forceinline__ void cluster_arrive_release() {
-  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-}
-
-__device__ __forceinline__ void cluster_wait() {
-  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-}
-
 // Bulk copy of `bytes` (multiple of 16) from this CTA's shared memory to `dst` (a
 // shared::cluster address), completing as transactions on the mbarrier at `bar` (in the
 // destination CTA).
@@ -406,7 +394,8 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       constexpr int Q = decltype(q_const)::value;
       constexpr int kItems = ((TN / Q) * (TM / 8) + 255) / 256;
       const int n_items = rows * (TM / 8);
-      float4 lo[Q][kItems], hi[Q][kItems];
+      // Items past n_items are neither loaded nor stored; zeroed so no sum reads garbage.
+      float4 lo[Q][kItems] = {}, hi[Q][kItems] = {};
       CUTE_UNROLL
       for (int q = 0; q < Q; ++q)
         CUTE_UNROLL
