@@ -83,14 +83,15 @@ pub fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
 /// Back-to-back calls: the small-M and split-K kernels are programmatic dependent
 /// launches, so each can start while the kernel before it in the stream drains. cudarc's
 /// event tracking (on by default once a context has a non-default stream) makes a call wait
-/// on its output's last write event. When that write belongs to a call still running that
-/// is not the one just before (the same C written every second call, say), the driver must
-/// keep that wait, and the launch then waits for the whole previous kernel. On an H100 this
-/// cost 16x4096x4096 12–16%, 64x4096x4096 8–10% and 128x4096x4096 7–8% with two C buffers
-/// in turn; rotating over six or more (as a model's layer loop does) cost nothing measurable,
-/// nor did events recorded or waited on otherwise (BENCHMARKS.md). A program that uses its
-/// buffers on one stream can also call `unsafe { ctx.disable_event_tracking() }` before
-/// allocating them.
+/// on the last write event of each operand. When that write belongs to a call still running
+/// that is not the one just before (the same C written every second call, say), the driver
+/// must keep that wait, and the launch loses its overlap. On an H100 this cost
+/// 16x4096x4096 12–16%, 64x4096x4096 8–10% and 128x4096x4096 7–8% with two C buffers in
+/// turn. Rotating over six or more cost nothing measurable, and neither did event records,
+/// or waits on events that were complete or from the call just before (BENCHMARKS.md; only
+/// C's wait was measured, but an input written two or more calls earlier waits the same
+/// way). A program that uses its buffers on one stream can also call
+/// `unsafe { ctx.disable_event_tracking() }` before allocating them.
 ///
 /// ```no_run
 /// use ferrocute::gemm::Gemm;
