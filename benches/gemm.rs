@@ -136,9 +136,16 @@ fn named_shapes(set: &str) -> Vec<(usize, usize, usize)> {
     shapes
 }
 
+/// The middle value, or the mean of the two middle values of an even count (so that an
+/// even number of rounds does not lean towards either library).
 fn median(mut v: Vec<f32>) -> f32 {
     v.sort_by(|a, b| a.total_cmp(b));
-    v.get(v.len() / 2).copied().unwrap_or(f32::NAN)
+    let n = v.len();
+    match n {
+        0 => f32::NAN,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
 }
 
 struct Set {
@@ -412,7 +419,7 @@ fn run() -> Res<()> {
         if args.queued { ", samples queued" } else { "" }
     );
     println!(
-        "(buffers rotate over at least {} sets and past 50 MB; cudarc event tracking {})",
+        "(buffers: at least {} sets, more to pass 50 MB, at most 256; event tracking {})",
         args.sets.max(2),
         if args.no_events { "off" } else { "on" }
     );

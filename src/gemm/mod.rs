@@ -85,12 +85,13 @@ pub fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
 /// event tracking (on by default once a context has a non-default stream) makes a call wait
 /// on the last write event of each operand. When that write belongs to a call still running
 /// that is not the one just before (the same C written every second call, say), the driver
-/// must keep that wait, and the launch loses its overlap. On an H100 this cost
-/// 16x4096x4096 12–16%, 64x4096x4096 8–10% and 128x4096x4096 7–8% with two C buffers in
-/// turn. Rotating over six or more cost nothing measurable, and neither did event records,
-/// or waits on events that were complete or from the call just before (BENCHMARKS.md; only
-/// C's wait was measured, but an input written two or more calls earlier waits the same
-/// way). A program that uses its buffers on one stream can also call
+/// has to keep that wait, and the launch loses its overlap. On an H100, with two sets of
+/// buffers in turn, tracking off ran 16x4096x4096 12–18% faster, 64x4096x4096 8–10% and
+/// 128x4096x4096 7–10%. Three or four sets still cost 6–12%, and six or more cost nothing
+/// measurable. Event records, and waits on events that were complete or from the call
+/// just before, cost at most 1–3% (BENCHMARKS.md). Which operand's wait costs was not
+/// isolated; C's, written two calls earlier, is the likely one. A program that uses its
+/// buffers on one stream can also call
 /// `unsafe { ctx.disable_event_tracking() }` before allocating them.
 ///
 /// ```no_run
