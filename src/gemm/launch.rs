@@ -5,8 +5,10 @@
 //! [`super::plan::plan`] (shapes, strides, buffer lengths, overlap, i32/i64
 //! ranges) and mapped onto the kernel ABI of `src/kernels/gemm_params.h`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::{result, sys, CudaContext, CudaSlice, CudaStream, DeviceRepr};
@@ -193,14 +195,15 @@ impl ModuleCache {
             .ctx
             .compute_capability()
             .map_err(|e| load_err(driver_msg(e)))?;
-        let dev_cubin = dev_cubin(name).map_err(load_err)?;
-        let cubin = match &dev_cubin {
-            Some(bytes) => Some((bytes.as_slice(), cc)),
+        // Kernel development: `$FERROCUTE_PTX_DIR` replaces the embedded modules.
+        let dev_dir = std::env::var_os("FERROCUTE_PTX_DIR").map(PathBuf::from);
+        let cubin: Option<Cow<[u8]>> = match &dev_dir {
+            Some(dir) => dev_cubin(dir, name).map_err(load_err)?.map(Cow::Owned),
             None => super::config::embedded_cubin(name)
                 .filter(|(bytes, arch)| *arch == cc && !bytes.is_empty())
-                .filter(|_| std::env::var_os("FERROCUTE_PTX_DIR").is_none()),
+                .map(|(bytes, _)| Cow::Borrowed(bytes)),
         };
-        let raw = if let Some((bytes, _)) = cubin {
+        let raw = if let Some(bytes) = cubin {
             // An 8-byte aligned copy: the driver reads the ELF image in place.
             let mut image = vec![0u64; bytes.len().div_ceil(8)];
             // # Safety
@@ -221,7 +224,7 @@ impl ModuleCache {
             // - The context is bound to this thread (above).
             unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
         } else {
-            let text = module_text(name).map_err(load_err)?;
+            let text = module_text(dev_dir.as_deref(), name).map_err(load_err)?;
             let c_text =
                 CString::new(text).map_err(|_| load_err("PTX text contains a NUL byte".into()))?;
             // # Safety
@@ -357,13 +360,10 @@ fn launch_config(
     }
 }
 
-/// A cubin for a module from `$FERROCUTE_PTX_DIR/<module>.cubin` when that variable is set
-/// and the file exists (kernel development: ptxas's code rather than the driver's JIT).
-fn dev_cubin(module: &str) -> Result<Option<Vec<u8>>, String> {
-    let Some(dir) = std::env::var_os("FERROCUTE_PTX_DIR") else {
-        return Ok(None);
-    };
-    let path = std::path::Path::new(&dir).join(format!("{module}.cubin"));
+/// A developer's cubin for a module, `<dir>/<module>.cubin`, when that file exists
+/// (ptxas's code rather than the driver's JIT of `<module>.ptx`).
+fn dev_cubin(dir: &Path, module: &str) -> Result<Option<Vec<u8>>, String> {
+    let path = dir.join(format!("{module}.cubin"));
     match std::fs::read(&path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -371,11 +371,11 @@ fn dev_cubin(module: &str) -> Result<Option<Vec<u8>>, String> {
     }
 }
 
-/// PTX text for a module: `$FERROCUTE_PTX_DIR/<module>.ptx` when that
-/// variable is set (for kernel development), else the embedded file.
-fn module_text(module: &str) -> Result<String, String> {
-    if let Some(dir) = std::env::var_os("FERROCUTE_PTX_DIR") {
-        let path = std::path::Path::new(&dir).join(format!("{module}.ptx"));
+/// PTX text for a module: `<dev_dir>/<module>.ptx` when a development folder is given,
+/// else the embedded file.
+fn module_text(dev_dir: Option<&Path>, module: &str) -> Result<String, String> {
+    if let Some(dir) = dev_dir {
+        let path = dir.join(format!("{module}.ptx"));
         return std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()));
     }
     super::config::embedded_ptx(module)
