@@ -29,7 +29,7 @@ __device__ __forceinline__ uint4 ld_stream_256(const void* p) {
 }
 
 // Grid-stride read of n 16-byte words; the XOR keeps the loads alive.
-__global__ void read_all(const uint4* __restrict__ p, size_t n, uint32_t* out) {
+__device__ __forceinline__ void read_words(const uint4* __restrict__ p, size_t n, uint32_t* out) {
   uint32_t s = 0;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
        i += size_t(gridDim.x) * blockDim.x) {
@@ -37,6 +37,32 @@ __global__ void read_all(const uint4* __restrict__ p, size_t n, uint32_t* out) {
     s ^= v.x ^ v.y ^ v.z ^ v.w;
   }
   if (s == 0x9e3779b9u) *out = s;
+}
+
+__global__ void read_all(const uint4* __restrict__ p, size_t n, uint32_t* out) {
+  read_words(p, n, out);
+}
+
+// The same read as a programmatic dependent launch, as the split-K and register-streaming
+// kernels go: the next launch's CTAs may start while this one drains, and wait for it
+// before their first load.
+__global__ void read_all_pdl(const uint4* __restrict__ p, size_t n, uint32_t* out) {
+  asm volatile("griddepcontrol.launch_dependents;");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  read_words(p, n, out);
+}
+
+// Launches read_all_pdl with programmatic stream serialization on the legacy stream.
+static void launch_read_pdl(int ctas, const void* p, size_t bytes, uint32_t* out) {
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(ctas);
+  cfg.blockDim = dim3(512);
+  cfg.attrs = at;
+  cfg.numAttrs = 1;
+  CK(cudaLaunchKernelEx(&cfg, read_all_pdl, (const uint4*)p, bytes / 16, out));
 }
 
 // cublasGemmEx from the library in FERROCUTE_CUBLAS (default libcublas.so.13), or nothing.
