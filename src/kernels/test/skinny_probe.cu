@@ -7,7 +7,7 @@
 // Build (here): nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17
 //               --expt-relaxed-constexpr -DNDEBUG -DFERROCUTE_PRODUCT -I<cutlass>/include
 //               -I src/kernels -I<dir of the generated sm90_skinny_configs.h> skinny_probe.cu
-//               -cudart static -ldl -o skinny_probe
+//               -L<toolchain>/nvidia/cu13/lib -cudart static -ldl -o skinny_probe
 // Run (GPU):    FERROCUTE_CUBLAS=/path/libcublas.so.13 ./skinny_probe
 #ifdef FERROCUTE_PRODUCT
 #include "sm90_skinny.cuh"
