@@ -1,6 +1,6 @@
 //! ferrocute GEMM vs cuBLAS, same process, CUDA-event timing.
 //!
-//! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--rounds R] [--sets N] [--soak SECS] [--rest SECS] [--queued] [--no-events] [--staging never|auto]`
+//! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|all] [--shape MxNxK ...] [--layout tn|nn|all] [--iters N] [--rounds R] [--sets N] [--soak SECS] [--rest SECS] [--queued] [--no-events] [--repacking never|auto]`
 //!
 //! bf16 inputs, f32 accumulation, bf16 output. Layouts use BLAS names:
 //! TN = A K-major, B K-major (kernel `kk`); NN = A M-major, B K-major (kernel `mk`).
@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use cudarc::cublas::{sys as bsys, CudaBlas, Gemm as _, GemmConfig};
 use cudarc::driver::{sys, CudaEvent, CudaSlice, CudaStream};
-use ferrocute::gemm::config::{Dispatch, GridKind};
-use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef, Staging};
+use ferrocute::gemm::dispatch::Dispatch;
+use ferrocute::gemm::registry::GridKind;
+use ferrocute::gemm::{Gemm, MatMut, MatRef, Order, Repacking};
 use half::bf16;
 
 const ROTATE_BYTES: usize = 50 << 20;
@@ -43,8 +44,8 @@ struct Args {
     /// shorter than the GPU's (a stream kept full); without it, each sample also pays one
     /// call's host time before its first launch reaches the GPU.
     queued: bool,
-    /// `--staging`: the handle's policy for operands TMA cannot read in place.
-    staging: Staging,
+    /// `--repacking`: the handle's policy for operands TMA cannot read in place.
+    repacking: Repacking,
     /// `--no-events`: buffers are allocated with cudarc's event tracking off, so no event
     /// is recorded or waited for between two launches (everything runs on one stream).
     no_events: bool,
@@ -61,7 +62,7 @@ fn parse_args() -> Args {
         sets: 2,
         rest: 0.0,
         queued: false,
-        staging: Staging::Auto,
+        repacking: Repacking::Auto,
         no_events: false,
     };
     let mut it = std::env::args().skip(1);
@@ -77,10 +78,10 @@ fn parse_args() -> Args {
             "--rest" => a.rest = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
             "--queued" => a.queued = true,
             "--no-events" => a.no_events = true,
-            "--staging" => {
-                a.staging = match it.next().as_deref() {
-                    Some("never") => Staging::Never,
-                    _ => Staging::Auto,
+            "--repacking" => {
+                a.repacking = match it.next().as_deref() {
+                    Some("never") => Repacking::Never,
+                    _ => Repacking::Auto,
                 }
             }
             "--shape" => {
@@ -293,17 +294,13 @@ fn copy_gbs(stream: &Arc<CudaStream>, iters: usize) -> Res<f64> {
 
 /// One ferrocute call.
 fn ours(g: &Gemm, s: &mut Set, m: usize, n: usize, k: usize, tn: bool) -> Res<Dispatch> {
-    let la = if tn {
-        Layout::RowMajor
-    } else {
-        Layout::ColMajor
-    };
+    let la = if tn { Order::RowMajor } else { Order::ColMajor };
     Ok(g.gemm(
         1.0,
         &MatRef::new(&s.a, m, k, la),
-        &MatRef::new(&s.b, k, n, Layout::ColMajor),
+        &MatRef::new(&s.b, k, n, Order::ColMajor),
         0.0,
-        &mut MatMut::new(&mut s.c, m, n, Layout::ColMajor),
+        &mut MatMut::new(&mut s.c, m, n, Order::ColMajor),
     )?)
 }
 
@@ -320,15 +317,15 @@ fn describe(d: &Dispatch) -> String {
         t if t.splits == 0 => name,
         t => format!("{name} tail {}x{}", t.tiles, t.splits),
     };
-    let staged: Vec<&str> = ["A", "B", "D"]
+    let repacked: Vec<&str> = ["A", "B", "D"]
         .into_iter()
-        .zip(d.staged)
+        .zip(d.repacked)
         .filter_map(|(x, s)| s.then_some(x))
         .collect();
-    if staged.is_empty() {
+    if repacked.is_empty() {
         name
     } else {
-        format!("{name}, staged {}", staged.join("+"))
+        format!("{name}, repacked {}", repacked.join("+"))
     }
 }
 
@@ -363,7 +360,7 @@ fn main() {
 fn run() -> Res<()> {
     let args = parse_args();
     let g = match Gemm::open(0) {
-        Ok(g) => g.with_staging(args.staging),
+        Ok(g) => g.with_repacking(args.repacking),
         Err(e) => {
             println!("no CUDA GPU available, skipping benchmark: {e}");
             return Ok(());

@@ -5,7 +5,7 @@
 //!
 //! `cargo run --example backend`; prints a reason and exits 0 without a GPU.
 
-use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef};
+use ferrocute::gemm::{Gemm, MatMut, MatRef, Order};
 use half::bf16;
 
 /// A linear layer whose weights live on the GPU.
@@ -28,11 +28,11 @@ impl Linear {
         let mut y = s.clone_htod(&host_bias)?; // [batch, out], row-major
         gemm.gemm(
             1.0,
-            &MatRef::new(x, batch, self.d_in, Layout::RowMajor),
+            &MatRef::new(x, batch, self.d_in, Order::RowMajor),
             // W is [out, in] row-major; W^T is [in, out].
-            &MatRef::new(&self.w, self.d_out, self.d_in, Layout::RowMajor).t(),
+            &MatRef::new(&self.w, self.d_out, self.d_in, Order::RowMajor).t(),
             1.0,
-            &mut MatMut::new(&mut y, batch, self.d_out, Layout::RowMajor),
+            &mut MatMut::new(&mut y, batch, self.d_out, Order::RowMajor),
         )?;
         Ok(y)
     }

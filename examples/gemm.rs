@@ -10,7 +10,7 @@
 
 use cudarc::cublas::{sys as bsys, CudaBlas, Gemm as _, GemmConfig};
 use cudarc::driver::sys::CUevent_flags;
-use ferrocute::gemm::{Gemm, Layout as Major, MatMut, MatRef};
+use ferrocute::gemm::{Gemm, MatMut, MatRef, Order as Major};
 use ferrocute::{layout, local_partition, local_tile, tuple, LayoutLike};
 use half::bf16;
 

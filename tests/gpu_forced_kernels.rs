@@ -10,8 +10,8 @@
 //! CTAs allow (down to one k-block a part: 7x9x64 has one tile of one k-block, 129x200x300
 //! five k-blocks in up to five parts), and shows that a cluster kernel ignores it.
 
-use ferrocute::gemm::config::TailSplit;
-use ferrocute::gemm::Layout;
+use ferrocute::gemm::geometry::TailSplit;
+use ferrocute::gemm::Order;
 use half::{bf16, f16};
 use std::process::{Command, Stdio};
 
@@ -39,12 +39,9 @@ const KERNELS: [(&str, &str, &str); 12] = [
 const CHILD_ENV: &str = "FERROCUTE_FORCED_CHILD";
 
 #[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
 fn gpu_forced_hopper_kernels() {
-    let Some(g) = gpu() else { return };
-    if g.compute_capability().0 != 9 {
-        println!("SKIP: the forced kernels need an sm_90 GPU");
-        return;
-    }
+    let g = hopper();
     drop(g);
     // The children run at once: each spends most of its time on the CPU reference.
     let children: Vec<_> = KERNELS
@@ -92,7 +89,7 @@ fn gpu_forced_hopper_kernels() {
 #[ignore = "run by gpu_forced_hopper_kernels with FERROCUTE_KERNEL set"]
 fn forced_kernel_child() {
     let kernel = std::env::var(CHILD_ENV).expect("run by gpu_forced_hopper_kernels");
-    let g = gpu().expect("the parent found a GPU");
+    let g = hopper();
     let mut rng = Rng(17);
     // What the parent forced: read once, checked against every case's dispatch below.
     let forced_split = std::env::var("FERROCUTE_SPLIT_K")
@@ -118,7 +115,7 @@ fn forced_kernel_child() {
     for (i, &(m, n, k, batch)) in cases.iter().enumerate() {
         for la in LAYOUTS {
             for lb in LAYOUTS {
-                let cs = Case::sweep(i, m, n, k, batch, la, lb, Layout::ColMajor);
+                let cs = Case::sweep(i, m, n, k, batch, la, lb, Order::ColMajor);
                 let (ran, tail, cluster) = if i % 2 == 0 {
                     let r = run_case::<bf16, bf16>(&g, &mut rng, &cs, None);
                     (r.kernel, r.tail, r.cluster)
@@ -158,7 +155,7 @@ fn forced_kernel_child() {
     }
 }
 
-/// The tile `(BM, BN)` of a persistent kernel that can split its tail (no cluster, no staged
+/// The tile `(BM, BN)` of a persistent kernel that can split its tail (no cluster, no repacked
 /// epilogue), from its name.
 fn persistent_tile(kernel: &str) -> Option<(usize, usize)> {
     if !(kernel.ends_with("_pp") || kernel.ends_with("_coop")) {

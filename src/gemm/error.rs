@@ -8,11 +8,11 @@ use std::fmt;
 /// transposition or operand swap.
 ///
 /// ```
-/// use ferrocute::gemm::Operand;
-/// assert_eq!(Operand::A.to_string(), "A");
+/// use ferrocute::gemm::Matrix;
+/// assert_eq!(Matrix::A.to_string(), "A");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Operand {
+pub enum Matrix {
     /// The left input, logically `m x k`.
     A,
     /// The right input, logically `k x n`.
@@ -21,12 +21,12 @@ pub enum Operand {
     C,
 }
 
-impl fmt::Display for Operand {
+impl fmt::Display for Matrix {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Operand::A => "A",
-            Operand::B => "B",
-            Operand::C => "C",
+            Matrix::A => "A",
+            Matrix::B => "B",
+            Matrix::C => "C",
         })
     }
 }
@@ -37,8 +37,8 @@ impl fmt::Display for Operand {
 /// panics on user input; all failures surface as one of these.
 ///
 /// ```
-/// use ferrocute::gemm::{Error, Operand};
-/// let e = Error::BufferTooShort { operand: Operand::A, needed: 100, len: 64 };
+/// use ferrocute::gemm::{Error, Matrix};
+/// let e = Error::BufferTooShort { operand: Matrix::A, needed: 100, len: 64 };
 /// assert!(e.to_string().contains("need 100 elements"));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +74,7 @@ pub enum Error {
     /// stride require.
     BufferTooShort {
         /// Which operand.
-        operand: Operand,
+        operand: Matrix,
         /// Elements required: `(batch-1)*batch_stride + (outer-1)*ld + inner`.
         needed: usize,
         /// Elements available in the view.
@@ -84,7 +84,7 @@ pub enum Error {
     /// column-major, cols for row-major), so columns/rows would overlap.
     LeadingDimension {
         /// Which operand.
-        operand: Operand,
+        operand: Matrix,
         /// The leading dimension given.
         ld: usize,
         /// The smallest valid leading dimension.
@@ -94,7 +94,7 @@ pub enum Error {
     /// batch entries would write the same elements.
     BatchStrideOverlap {
         /// Which operand (always C).
-        operand: Operand,
+        operand: Matrix,
         /// The batch stride given.
         stride: usize,
         /// The smallest valid batch stride.
@@ -105,7 +105,7 @@ pub enum Error {
     /// about is not an error: a kernel with narrower reads is used instead.
     Misaligned {
         /// Which operand.
-        operand: Operand,
+        operand: Matrix,
         /// The device address.
         ptr: u64,
         /// The alignment needed, in bytes.
@@ -114,12 +114,12 @@ pub enum Error {
     /// The output's memory range overlaps an input's.
     Overlap {
         /// The input that overlaps C.
-        input: Operand,
+        input: Matrix,
     },
     /// A view's buffer lives in a different CUDA context than the [`crate::gemm::Gemm`]'s stream.
     ContextMismatch {
         /// Which operand.
-        operand: Operand,
+        operand: Matrix,
     },
     /// A dimension, index, stride or launch dimension exceeds what the kernel
     /// ABI or the hardware accepts.
@@ -157,6 +157,12 @@ pub enum Error {
         /// The driver's reason.
         reason: String,
     },
+    /// The handle's stream is capturing a CUDA graph while cudarc tracks events for this
+    /// context (its default once the context has a second stream): every operand's
+    /// recorded events would make the capture depend on work outside it, which the driver
+    /// rejects. Capture with tracking off: call `CudaContext::disable_event_tracking`
+    /// before allocating the buffers the graph uses, and order the streams yourself.
+    CaptureWithEventTracking,
     /// Another CUDA driver call failed.
     Driver {
         /// What was being done.
@@ -231,6 +237,10 @@ impl fmt::Display for Error {
                 reason,
             } => write!(f, "cannot load kernel {kernel} from module {module}: {reason}"),
             Error::Launch { kernel, reason } => write!(f, "launch of {kernel} failed: {reason}"),
+            Error::CaptureWithEventTracking => f.write_str(
+                "the stream is capturing a CUDA graph while cudarc tracks events for this context; \
+                 disable event tracking before allocating the graph's buffers",
+            ),
             Error::Driver { during, reason } => write!(f, "CUDA driver error during {during}: {reason}"),
         }
     }

@@ -9,14 +9,15 @@
 //! * Strided batched GEMM via [`MatRef::batched`] / [`MatMut::batched`]
 //!   (inputs with batch count 1 broadcast).
 //! * Work is enqueued on the handle's stream; the host never synchronises,
-//!   so calls can be captured in a CUDA graph.
+//!   so calls can be captured in a CUDA graph (with cudarc's event tracking off:
+//!   [`Error::CaptureWithEventTracking`]).
 //! * Every failure is an [`Error`]; validation is the pure function [`plan`]
-//!   (and [`config::dispatch`]), usable without a GPU.
+//!   (and [`dispatch::dispatch`]), usable without a GPU.
 //! * Empty problems: `m == 0`, `n == 0` or batch 0 do nothing; `k == 0`
 //!   computes `C = beta * C` (via the simple kernel).
 //!
 //! ```no_run
-//! use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef};
+//! use ferrocute::gemm::{Gemm, Order, MatMut, MatRef};
 //! use half::bf16;
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let gemm = Gemm::open(0)?;
@@ -26,9 +27,9 @@
 //! let b = s.clone_htod(&vec![bf16::ONE; k * n])?;
 //! let mut c = s.alloc_zeros::<f32>(m * n)?;
 //! // A row-major m x k, B given as n x k row-major and transposed (the "TN" GEMM).
-//! let av = MatRef::new(&a, m, k, Layout::RowMajor);
-//! let bv = MatRef::new(&b, n, k, Layout::RowMajor).t();
-//! gemm.gemm(1.0, &av, &bv, 0.0, &mut MatMut::new(&mut c, m, n, Layout::ColMajor))?;
+//! let av = MatRef::new(&a, m, k, Order::RowMajor);
+//! let bv = MatRef::new(&b, n, k, Order::RowMajor).t();
+//! gemm.gemm(1.0, &av, &bv, 0.0, &mut MatMut::new(&mut c, m, n, Order::ColMajor))?;
 //! let host = s.clone_dtoh(&c)?;
 //! assert_eq!(host[0], k as f32);
 //! # Ok(()) }
@@ -36,22 +37,25 @@
 
 #![warn(missing_docs)]
 
-pub mod config;
+pub mod dispatch;
 mod error;
+pub mod geometry;
 mod launch;
 mod plan;
-mod stage;
+pub mod registry;
+mod repack;
 mod view;
 
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice};
 
-pub use config::{Dispatch, KernelConfig, LaunchPath};
-pub use error::{Error, Operand};
+pub use dispatch::{Dispatch, Overrides};
+pub use error::{Error, Matrix};
 pub use plan::{plan, GemmDesc, KernelOperand, OperandDesc, Plan};
-pub use stage::{stage, Copy2D, Stage, StagedOperand, Staging};
-pub use view::{InputElem, Layout, MatMut, MatRef, MatShape, OutputElem};
+pub use registry::{KernelConfig, LaunchPath};
+pub use repack::{repack, Copy2D, Repack, RepackedOperand, Repacking};
+pub use view::{InputElem, MatMut, MatRef, MatShape, Order, OutputElem};
 
 /// Number of CUDA devices; [`Error::NoDevice`] when the driver library is
 /// missing or fails to initialise (never panics).
@@ -107,8 +111,10 @@ pub struct Gemm {
     cache: Arc<launch::ModuleCache>,
     cc: (i32, i32),
     sm_count: u32,
-    staging: Staging,
-    /// Staged copies of misaligned operands (grown on demand, shared by clones, which
+    repacking: Repacking,
+    /// Tuning overrides of the dispatch (none unless set, or named by the environment).
+    overrides: Overrides,
+    /// Repacked copies of misaligned operands (grown on demand, shared by clones, which
     /// use the same stream).
     workspace: Arc<Mutex<Option<CudaSlice<u8>>>>,
     /// Partial sums of split tail tiles and their arrival counters (zeroed when allocated;
@@ -141,38 +147,39 @@ impl Gemm {
             stream,
             cc,
             sm_count: sm.max(1) as u32,
-            staging: Staging::default(),
+            repacking: Repacking::default(),
+            overrides: Overrides::from_env(),
             workspace: Arc::new(Mutex::new(None)),
             partials: Arc::new(Mutex::new(None)),
         })
     }
 
-    /// This handle with another [`Staging`] policy for misaligned operands (default
-    /// [`Staging::Auto`]). A call that stages copies A and/or B into the handle's
+    /// This handle with another [`Repacking`] policy for misaligned operands (default
+    /// [`Repacking::Auto`]). A call that stages copies A and/or B into the handle's
     /// workspace on its stream before the GEMM (and D out of it to C after), allocating or
     /// growing the workspace when it is too small: make such a call once before capturing
     /// a CUDA graph of them.
     ///
     /// ```no_run
-    /// use ferrocute::gemm::{Gemm, Staging};
-    /// let gemm = Gemm::open(0)?.with_staging(Staging::Never);
-    /// assert_eq!(gemm.staging(), Staging::Never);
+    /// use ferrocute::gemm::{Gemm, Repacking};
+    /// let gemm = Gemm::open(0)?.with_repacking(Repacking::Never);
+    /// assert_eq!(gemm.repacking(), Repacking::Never);
     /// # Ok::<(), ferrocute::gemm::Error>(())
     /// ```
-    pub fn with_staging(mut self, staging: Staging) -> Gemm {
-        self.staging = staging;
+    pub fn with_repacking(mut self, repacking: Repacking) -> Gemm {
+        self.repacking = repacking;
         self
     }
 
-    /// The handle's [`Staging`] policy.
+    /// The handle's [`Repacking`] policy.
     ///
     /// ```no_run
     /// # let gemm = ferrocute::gemm::Gemm::open(0)?;
-    /// assert_eq!(gemm.staging(), ferrocute::gemm::Staging::Auto);
+    /// assert_eq!(gemm.repacking(), ferrocute::gemm::Repacking::Auto);
     /// # Ok::<(), ferrocute::gemm::Error>(())
     /// ```
-    pub fn staging(&self) -> Staging {
-        self.staging
+    pub fn repacking(&self) -> Repacking {
+        self.repacking
     }
 
     /// [`open_stream`] + [`Gemm::new`].
@@ -218,6 +225,15 @@ impl Gemm {
         self.sm_count
     }
 
+    /// Whether the handle's stream is capturing a CUDA graph.
+    fn capturing(&self) -> Result<bool, Error> {
+        let status = self.stream.capture_status().map_err(|e| Error::Driver {
+            during: "stream capture query",
+            reason: e.to_string(),
+        })?;
+        Ok(status != cudarc::driver::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+    }
+
     /// `dispatch` counts clusters of 4 and 8 CTAs on 10/11 of the SMs (an H100's GPCs);
     /// here the driver's count for this device decides: the K split of a split-K kernel is
     /// halved while its grid has more clusters than can be resident at once (the rest
@@ -228,7 +244,7 @@ impl Gemm {
         cfg: &'static KernelConfig,
         func: &launch::Func,
     ) -> Result<Dispatch, Error> {
-        if cfg.grid != config::GridKind::SplitK || config::forced_split_k().is_some() {
+        if cfg.grid != registry::GridKind::SplitK || self.overrides.split_k.is_some() {
             return Ok(d);
         }
         while d.cluster > 1 {
@@ -239,7 +255,7 @@ impl Gemm {
                 break;
             }
             d.cluster /= 2;
-            d.grid = config::grid_dims(
+            d.grid = geometry::grid_dims(
                 cfg,
                 d.plan.m,
                 d.plan.n,
@@ -257,24 +273,24 @@ impl Gemm {
     /// transposes). When `beta == 0`, C is not read (NaNs in C are overwritten).
     ///
     /// Errors: see [`Error`]; nothing is enqueued when an error is returned
-    /// (except cudarc's stream-ordering waits on the buffers' events, and staging copies
+    /// (except cudarc's stream-ordering waits on the buffers' events, and repacking copies
     /// into the handle's own workspace when the GEMM after them fails to launch).
     ///
-    /// Operands that TMA cannot read in place are staged (see [`Gemm::with_staging`]):
-    /// the dispatch returned then describes the workspace copies (`plan`, `staged`).
+    /// Operands that TMA cannot read in place are repacked (see [`Gemm::with_repacking`]):
+    /// the dispatch returned then describes the workspace copies (`plan`, `repacked`).
     ///
     /// ```no_run
-    /// use ferrocute::gemm::{Gemm, Layout, MatMut, MatRef};
+    /// use ferrocute::gemm::{Gemm, Order, MatMut, MatRef};
     /// # fn f(gemm: &Gemm, a: &cudarc::driver::CudaSlice<half::f16>,
     /// #      b: &cudarc::driver::CudaSlice<half::f16>, c: &mut cudarc::driver::CudaSlice<half::f16>)
     /// #      -> Result<(), ferrocute::gemm::Error> {
     /// // Row-major everything (C = A B with A 64x32, B 32x16): computed as C^T = B^T A^T.
     /// let d = gemm.gemm(
     ///     1.0,
-    ///     &MatRef::new(a, 64, 32, Layout::RowMajor),
-    ///     &MatRef::new(b, 32, 16, Layout::RowMajor),
+    ///     &MatRef::new(a, 64, 32, Order::RowMajor),
+    ///     &MatRef::new(b, 32, 16, Order::RowMajor),
     ///     0.0,
-    ///     &mut MatMut::new(c, 64, 16, Layout::RowMajor),
+    ///     &mut MatMut::new(c, 64, 16, Order::RowMajor),
     /// )?;
     /// println!("ran {}", d.kernel);
     /// # Ok(()) }
@@ -289,19 +305,16 @@ impl Gemm {
     ) -> Result<Dispatch, Error> {
         let ctx = self.stream.context();
         if **a.data.stream().context() != **ctx {
-            return Err(Error::ContextMismatch {
-                operand: Operand::A,
-            });
+            return Err(Error::ContextMismatch { operand: Matrix::A });
         }
         if **b.data.stream().context() != **ctx {
-            return Err(Error::ContextMismatch {
-                operand: Operand::B,
-            });
+            return Err(Error::ContextMismatch { operand: Matrix::B });
         }
         if **c.data.stream().context() != **ctx {
-            return Err(Error::ContextMismatch {
-                operand: Operand::C,
-            });
+            return Err(Error::ContextMismatch { operand: Matrix::C });
+        }
+        if ctx.is_managing_stream_synchronization() && self.capturing()? {
+            return Err(Error::CaptureWithEventTracking);
         }
         let (a_len, b_len, c_len) = (a.data.len(), b.data.len(), c.data.len());
         // The guards record the buffers' read/write events on our stream when
@@ -328,77 +341,85 @@ impl Gemm {
             in_bytes: std::mem::size_of::<TI>(),
             out_bytes: std::mem::size_of::<TO>(),
         };
-        let d = config::dispatch(&desc, TI::NAME, TO::NAME, self.cc, self.sm_count)?;
-        if let Some((st, mut staged)) = self.stage_for::<TI, TO>(&d)? {
+        let d = dispatch::dispatch_plan(
+            plan::plan(&desc)?,
+            TI::NAME,
+            TO::NAME,
+            self.cc,
+            self.sm_count,
+            &self.overrides,
+        )?;
+        if let Some((st, mut repacked)) = self.repack_for::<TI, TO>(&d)? {
             let mut lock = self.workspace.lock().unwrap_or_else(|e| e.into_inner());
             let ws = launch::workspace(&self.stream, &mut lock, st.workspace_bytes)?;
             // The guard records the workspace's write event after the copies below.
             let (base, _gw) = ws.device_ptr_mut(&self.stream);
             let [copy_a, copy_b, copy_d] = st.copies(base);
             for c in [copy_a, copy_b].iter().flatten() {
-                self.stage_copy(c)?;
+                self.repack(c)?;
             }
-            staged.plan = st.apply(&d.plan, base);
-            let d = self.enqueue::<TI, TO>(staged, alpha, beta)?;
+            repacked.plan = st.apply(&d.plan, base);
+            let d = self.enqueue::<TI, TO>(repacked, alpha, beta)?;
             if let Some(c) = copy_d {
-                self.stage_copy(&c)?;
+                self.repack(&c)?;
             }
             return Ok(d);
         }
         self.enqueue::<TI, TO>(d, alpha, beta)
     }
 
-    /// The staging of a dispatched problem, and the dispatch of the staged problem (its
+    /// The repacking of a dispatched problem, and the dispatch of the repacked problem (its
     /// plan still to be placed in the workspace): only where the copies let a Hopper kernel
     /// run. D goes through the workspace only with A or B and on the persistent tiles,
-    /// whose element-wise stores to such a C held 4100³ at 448–471 µs against 272 staged
+    /// whose element-wise stores to such a C held 4100³ at 448–471 µs against 272 repacked
     /// (the split-K tiles store small Ds, where the copy's launch costs more:
-    /// 100x4096x4096 TN 1.47 of cuBLAS in place, 1.20 staged; BENCHMARKS.md).
-    fn stage_for<TI: InputElem, TO: OutputElem>(
+    /// 100x4096x4096 TN 1.47 of cuBLAS in place, 1.20 repacked; BENCHMARKS.md).
+    fn repack_for<TI: InputElem, TO: OutputElem>(
         &self,
         d: &Dispatch,
-    ) -> Result<Option<(Stage, Dispatch)>, Error> {
-        // Staging moves problems off the Ampere-class fallback; one a Hopper kernel already
+    ) -> Result<Option<(Repack, Dispatch)>, Error> {
+        // Repacking moves problems off the Ampere-class fallback; one a Hopper kernel already
         // reads in place (the register-streaming kernel takes rows on 8 bytes, at a third
-        // of the bytes a staged B costs) stays there.
+        // of the bytes a repacked B costs) stays there.
         if d.config.is_some_and(|c| c.min_arch >= (9, 0)) {
             return Ok(None);
         }
-        let Some(st) = stage::stage(&d.plan, self.staging) else {
+        let Some(st) = repack::repack(&d.plan, self.repacking) else {
             return Ok(None);
         };
         // Neither the workspace's (256-byte aligned) base nor D plays a part in the choice,
         // so this dispatch serves once the plan is placed in the workspace.
-        let mut staged = config::dispatch_plan(
+        let mut repacked = dispatch::dispatch_plan(
             st.apply(&d.plan, 0),
             TI::NAME,
             TO::NAME,
             self.cc,
             self.sm_count,
+            &self.overrides,
         )?;
-        let Some(cfg) = staged.config.filter(|c| c.min_arch >= (9, 0)) else {
+        let Some(cfg) = repacked.config.filter(|c| c.min_arch >= (9, 0)) else {
             return Ok(None);
         };
-        // D alone is never staged: without A or B the in-place kernel is kept.
+        // D alone is never repacked: without A or B the in-place kernel is kept.
         let Some(without_d) = st.without_d() else {
             return Ok(None);
         };
-        let st = if cfg.grid == config::GridKind::Persistent {
+        let st = if cfg.grid == registry::GridKind::Persistent {
             st
         } else {
             without_d
         };
-        staged.staged = st.staged();
-        Ok(Some((st, staged)))
+        repacked.repacked = st.repacked();
+        Ok(Some((st, repacked)))
     }
 
-    /// Enqueues one staging copy.
-    fn stage_copy(&self, c: &Copy2D) -> Result<(), Error> {
+    /// Enqueues one repacking copy.
+    fn repack(&self, c: &Copy2D) -> Result<(), Error> {
         let func = self.cache.function(
-            &config::STAGE_COPY_KERNEL,
-            config::stage_copy_entry(c.elem_bytes),
+            &registry::REPACK_KERNEL,
+            registry::repack_entry(c.elem_bytes),
         )?;
-        launch::stage_copy(&self.stream, &func, c, self.sm_count)
+        launch::repack(&self.stream, &func, c, self.sm_count)
     }
 
     /// Launches a dispatched problem (its operands' guards held by the caller).
@@ -420,7 +441,7 @@ impl Gemm {
             (d.tail.splits > 0).then(|| self.partials.lock().unwrap_or_else(|e| e.into_inner()));
         let (workspace, _gw) = match partials.as_deref_mut() {
             Some(slot) => {
-                let bytes = config::tail_split_workspace_bytes(cfg, d.grid.0, d.tail);
+                let bytes = geometry::tail_split_workspace_bytes(cfg, d.grid.0, d.tail);
                 let (ptr, guard) =
                     launch::workspace(&self.stream, slot, bytes)?.device_ptr_mut(&self.stream);
                 (ptr, Some(guard))

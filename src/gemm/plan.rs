@@ -1,15 +1,15 @@
 //! Validation and operand mapping: a pure function of shapes, strides,
 //! buffer lengths and device addresses, so every check is testable without a GPU.
 
-use super::error::{Error, Operand};
-use super::view::{Layout, MatShape};
+use super::error::{Error, Matrix};
+use super::view::{MatShape, Order};
 
 /// One operand as the validator sees it: its view shape, its buffer length
 /// (elements) and its device address.
 ///
 /// ```
-/// use ferrocute::gemm::{Layout, MatShape, OperandDesc};
-/// let a = OperandDesc { shape: MatShape::packed(4, 8, Layout::RowMajor), len: 32, ptr: 0x1000 };
+/// use ferrocute::gemm::{Order, MatShape, OperandDesc};
+/// let a = OperandDesc { shape: MatShape::packed(4, 8, Order::RowMajor), len: 32, ptr: 0x1000 };
 /// assert_eq!(a.len, 32);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,12 +25,12 @@ pub struct OperandDesc {
 /// A whole problem `C = alpha * A * B + beta * C` as the validator sees it.
 ///
 /// ```
-/// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
+/// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
 /// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
 /// let desc = GemmDesc {
-///     a: d(64, 32, Layout::RowMajor, 0x10000),
-///     b: d(32, 16, Layout::ColMajor, 0x20000),
-///     c: d(64, 16, Layout::ColMajor, 0x30000),
+///     a: d(64, 32, Order::RowMajor, 0x10000),
+///     b: d(32, 16, Order::ColMajor, 0x20000),
+///     c: d(64, 16, Order::ColMajor, 0x30000),
 ///     in_bytes: 2,
 ///     out_bytes: 4,
 /// };
@@ -87,10 +87,10 @@ impl KernelOperand {
         let align_elems = align_elems.max(1) as i64;
         let extent_align = extent_align_elems.max(1);
         let align_bytes = align_elems as u64 * self.elem_bytes as u64;
-        self.ptr % align_bytes == 0
+        self.ptr.is_multiple_of(align_bytes)
             && self.ld % align_elems == 0
             && (!batched || self.batch_stride % align_elems == 0)
-            && self.contiguous_extent % extent_align == 0
+            && self.contiguous_extent.is_multiple_of(extent_align)
     }
 }
 
@@ -98,11 +98,11 @@ impl KernelOperand {
 /// `D(m,n,l) = alpha * sum_k A(m,k,l) B(n,k,l) + beta * C(m,n,l)` with C column-major.
 ///
 /// ```
-/// # use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
+/// # use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
 /// # let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
 /// // Row-major C: computed as C^T = B^T A^T, so the operands swap.
-/// let desc = GemmDesc { a: d(8, 4, Layout::RowMajor, 0x1000), b: d(4, 2, Layout::RowMajor, 0x2000),
-///     c: d(8, 2, Layout::RowMajor, 0x3000), in_bytes: 2, out_bytes: 2 };
+/// let desc = GemmDesc { a: d(8, 4, Order::RowMajor, 0x1000), b: d(4, 2, Order::RowMajor, 0x2000),
+///     c: d(8, 2, Order::RowMajor, 0x3000), in_bytes: 2, out_bytes: 2 };
 /// let p = plan(&desc).unwrap();
 /// assert!(p.swapped);
 /// assert_eq!((p.m, p.n, p.k), (2, 8, 4));
@@ -124,7 +124,7 @@ pub struct Plan {
     /// Kernel C, (M,N) column-major: what `beta` scales.
     pub c: KernelOperand,
     /// Kernel D, (M,N) column-major: where the kernel writes. The caller's C, or its
-    /// staged copy in the workspace ([`super::Stage::apply`]).
+    /// repacked copy in the workspace ([`super::Repack::apply`]).
     pub d: KernelOperand,
     /// Whether A and B were swapped (and transposed) because C was row-major.
     pub swapped: bool,
@@ -180,7 +180,7 @@ fn overflow(what: &'static str) -> Error {
 /// Checked element span of one operand; also checks `ld` and the output's
 /// batch stride. Returns `(elements needed, span of one matrix)`.
 fn check_operand(
-    operand: Operand,
+    operand: Matrix,
     d: &OperandDesc,
     elem_bytes: usize,
 ) -> Result<(usize, usize), Error> {
@@ -193,7 +193,7 @@ fn check_operand(
             min: min_ld,
         });
     }
-    if d.ptr % elem_bytes as u64 != 0 {
+    if !d.ptr.is_multiple_of(elem_bytes as u64) {
         return Err(Error::Misaligned {
             operand,
             ptr: d.ptr,
@@ -201,9 +201,9 @@ fn check_operand(
         });
     }
     let what = match operand {
-        Operand::A => "element span of A",
-        Operand::B => "element span of B",
-        Operand::C => "element span of C",
+        Matrix::A => "element span of A",
+        Matrix::B => "element span of B",
+        Matrix::C => "element span of C",
     };
     if s.rows == 0 || s.cols == 0 || s.batch == 0 {
         return Ok((0, 0));
@@ -231,7 +231,7 @@ fn check_operand(
             len: d.len,
         });
     }
-    if operand == Operand::C && s.batch > 1 && s.batch_stride < span {
+    if operand == Matrix::C && s.batch > 1 && s.batch_stride < span {
         return Err(Error::BatchStrideOverlap {
             operand,
             stride: s.batch_stride,
@@ -245,11 +245,11 @@ fn check_operand(
 /// 8-aligned leading dimension; anything else unchanged.
 ///
 /// ```
-/// use ferrocute::gemm::{plan, GemmDesc, Layout, MatShape, OperandDesc};
+/// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
 /// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
 /// // y = x W^T with x a 1 x 1000 column-major view (ld 1): A is contiguous along K.
-/// let desc = GemmDesc { a: d(1, 1000, Layout::ColMajor, 0x10000), b: d(1000, 64, Layout::ColMajor, 0x20000),
-///     c: d(1, 64, Layout::ColMajor, 0x40000), in_bytes: 2, out_bytes: 2 };
+/// let desc = GemmDesc { a: d(1, 1000, Order::ColMajor, 0x10000), b: d(1000, 64, Order::ColMajor, 0x20000),
+///     c: d(1, 64, Order::ColMajor, 0x40000), in_bytes: 2, out_bytes: 2 };
 /// let p = plan(&desc).unwrap();
 /// assert!(p.a.k_major);
 /// assert_eq!((p.a.ld, p.a.contiguous_extent), (1000, 1000));
@@ -286,8 +286,8 @@ fn ranges_overlap(p0: u64, bytes0: usize, p1: u64, bytes1: usize) -> bool {
 /// `[ptr, ptr + needed)`, so interleaved-but-disjoint views are rejected too.
 ///
 /// ```
-/// use ferrocute::gemm::{plan, Error, GemmDesc, Layout, MatShape, OperandDesc, Operand};
-/// let d = |r, c, ptr| OperandDesc { shape: MatShape::packed(r, c, Layout::ColMajor), len: r * c, ptr };
+/// use ferrocute::gemm::{plan, Error, GemmDesc, Order, MatShape, OperandDesc, Matrix};
+/// let d = |r, c, ptr| OperandDesc { shape: MatShape::packed(r, c, Order::ColMajor), len: r * c, ptr };
 /// let bad = GemmDesc { a: d(4, 3, 0x100), b: d(5, 2, 0x200), c: d(4, 2, 0x300), in_bytes: 2, out_bytes: 4 };
 /// assert!(matches!(plan(&bad), Err(Error::ShapeMismatch { .. })));
 /// ```
@@ -307,15 +307,15 @@ pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
             c: c.batch,
         });
     }
-    let (na, _) = check_operand(Operand::A, &desc.a, desc.in_bytes)?;
-    let (nb, _) = check_operand(Operand::B, &desc.b, desc.in_bytes)?;
-    let (nc, _) = check_operand(Operand::C, &desc.c, desc.out_bytes)?;
+    let (na, _) = check_operand(Matrix::A, &desc.a, desc.in_bytes)?;
+    let (nb, _) = check_operand(Matrix::B, &desc.b, desc.in_bytes)?;
+    let (nc, _) = check_operand(Matrix::C, &desc.c, desc.out_bytes)?;
     let c_bytes = nc * desc.out_bytes;
     if ranges_overlap(desc.a.ptr, na * desc.in_bytes, desc.c.ptr, c_bytes) {
-        return Err(Error::Overlap { input: Operand::A });
+        return Err(Error::Overlap { input: Matrix::A });
     }
     if ranges_overlap(desc.b.ptr, nb * desc.in_bytes, desc.c.ptr, c_bytes) {
-        return Err(Error::Overlap { input: Operand::B });
+        return Err(Error::Overlap { input: Matrix::B });
     }
 
     let m = to_i32("m", c.rows)?;
@@ -324,7 +324,7 @@ pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
     let batch = to_i32("batch", c.batch)?;
 
     // Row-major C: compute C^T = B^T A^T, so C becomes column-major.
-    let swapped = c.layout == Layout::RowMajor;
+    let swapped = c.layout == Order::RowMajor;
     let (la, lb, lc) = if swapped {
         (
             (desc.b.shape.t(), desc.b.ptr),
@@ -347,7 +347,7 @@ pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
         ptr: la.1,
         ld: to_i64("lda", la.0.ld)?,
         batch_stride: stride(&la.0, "batch stride of A")?,
-        k_major: la.0.layout == Layout::RowMajor,
+        k_major: la.0.layout == Order::RowMajor,
         contiguous_extent: la.0.contiguous_extent(),
         elem_bytes: desc.in_bytes,
     };
@@ -356,7 +356,7 @@ pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
         ptr: lb.1,
         ld: to_i64("ldb", lb.0.ld)?,
         batch_stride: stride(&lb.0, "batch stride of B")?,
-        k_major: lb.0.layout == Layout::ColMajor,
+        k_major: lb.0.layout == Order::ColMajor,
         contiguous_extent: lb.0.contiguous_extent(),
         elem_bytes: desc.in_bytes,
     };

@@ -66,23 +66,23 @@ impl OutputElem for f32 {
 /// Storage order of a matrix view.
 ///
 /// ```
-/// use ferrocute::gemm::Layout;
-/// assert_eq!(Layout::RowMajor.transposed(), Layout::ColMajor);
+/// use ferrocute::gemm::Order;
+/// assert_eq!(Order::RowMajor.transposed(), Order::ColMajor);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Layout {
+pub enum Order {
     /// Element `(r, c)` is at `r * ld + c`.
     RowMajor,
     /// Element `(r, c)` is at `r + c * ld` (BLAS convention).
     ColMajor,
 }
 
-impl Layout {
+impl Order {
     /// The layout of the transposed view of the same memory.
-    pub fn transposed(self) -> Layout {
+    pub fn transposed(self) -> Order {
         match self {
-            Layout::RowMajor => Layout::ColMajor,
-            Layout::ColMajor => Layout::RowMajor,
+            Order::RowMajor => Order::ColMajor,
+            Order::ColMajor => Order::RowMajor,
         }
     }
 }
@@ -93,9 +93,9 @@ impl Layout {
 /// the view's start.
 ///
 /// ```
-/// use ferrocute::gemm::{Layout, MatShape};
-/// let s = MatShape::packed(3, 4, Layout::RowMajor);
-/// assert_eq!((s.ld, s.t().rows, s.t().layout), (4, 4, Layout::ColMajor));
+/// use ferrocute::gemm::{Order, MatShape};
+/// let s = MatShape::packed(3, 4, Order::RowMajor);
+/// assert_eq!((s.ld, s.t().rows, s.t().layout), (4, 4, Order::ColMajor));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MatShape {
@@ -107,7 +107,7 @@ pub struct MatShape {
     /// row-major, columns for column-major).
     pub ld: usize,
     /// Storage order.
-    pub layout: Layout,
+    pub layout: Order,
     /// Number of matrices (1 for a plain GEMM).
     pub batch: usize,
     /// Elements between consecutive matrices of the batch.
@@ -116,10 +116,10 @@ pub struct MatShape {
 
 impl MatShape {
     /// A densely packed single matrix (`ld` = contiguous extent, batch 1).
-    pub fn packed(rows: usize, cols: usize, layout: Layout) -> MatShape {
+    pub fn packed(rows: usize, cols: usize, layout: Order) -> MatShape {
         let ld = match layout {
-            Layout::RowMajor => cols,
-            Layout::ColMajor => rows,
+            Order::RowMajor => cols,
+            Order::ColMajor => rows,
         };
         MatShape {
             rows,
@@ -144,16 +144,16 @@ impl MatShape {
     /// Number of elements along the contiguous (unit-stride) dimension.
     pub fn contiguous_extent(&self) -> usize {
         match self.layout {
-            Layout::RowMajor => self.cols,
-            Layout::ColMajor => self.rows,
+            Order::RowMajor => self.cols,
+            Order::ColMajor => self.rows,
         }
     }
 
     /// Number of elements along the strided (`ld`) dimension.
     pub fn outer_extent(&self) -> usize {
         match self.layout {
-            Layout::RowMajor => self.rows,
-            Layout::ColMajor => self.cols,
+            Order::RowMajor => self.rows,
+            Order::ColMajor => self.cols,
         }
     }
 }
@@ -163,10 +163,10 @@ impl MatShape {
 /// Constructing a view never fails; all checks happen in [`crate::gemm::Gemm::gemm`].
 ///
 /// ```no_run
-/// use ferrocute::gemm::{Layout, MatRef};
+/// use ferrocute::gemm::{Order, MatRef};
 /// # fn f(a: &cudarc::driver::CudaSlice<half::bf16>) {
 /// // A 128 x 64 row-major matrix; `.t()` gives the 64 x 128 transpose for free.
-/// let a = MatRef::new(a, 128, 64, Layout::RowMajor);
+/// let a = MatRef::new(a, 128, 64, Order::RowMajor);
 /// let at = a.clone().t();
 /// assert_eq!((at.shape().rows, at.shape().cols), (64, 128));
 /// # }
@@ -188,12 +188,12 @@ impl<T> Clone for MatRef<'_, T> {
 
 impl<'a, T> MatRef<'a, T> {
     /// A packed `rows x cols` view over the start of `slice`.
-    pub fn new(slice: &'a CudaSlice<T>, rows: usize, cols: usize, layout: Layout) -> Self {
+    pub fn new(slice: &'a CudaSlice<T>, rows: usize, cols: usize, layout: Order) -> Self {
         Self::from_view(slice.as_view(), rows, cols, layout)
     }
 
     /// A packed `rows x cols` view over a [`CudaView`] (e.g. `slice.slice(off..)`).
-    pub fn from_view(view: CudaView<'a, T>, rows: usize, cols: usize, layout: Layout) -> Self {
+    pub fn from_view(view: CudaView<'a, T>, rows: usize, cols: usize, layout: Order) -> Self {
         MatRef {
             data: view,
             shape: MatShape::packed(rows, cols, layout),
@@ -229,9 +229,9 @@ impl<'a, T> MatRef<'a, T> {
 /// A mutable (batched) matrix view over device memory, used for C.
 ///
 /// ```no_run
-/// use ferrocute::gemm::{Layout, MatMut};
+/// use ferrocute::gemm::{Order, MatMut};
 /// # fn f(c: &mut cudarc::driver::CudaSlice<f32>) {
-/// let c = MatMut::new(c, 128, 256, Layout::ColMajor).ld(136);
+/// let c = MatMut::new(c, 128, 256, Order::ColMajor).ld(136);
 /// assert_eq!(c.shape().ld, 136);
 /// # }
 /// ```
@@ -243,12 +243,12 @@ pub struct MatMut<'a, T> {
 
 impl<'a, T> MatMut<'a, T> {
     /// A packed `rows x cols` view over the start of `slice`.
-    pub fn new(slice: &'a mut CudaSlice<T>, rows: usize, cols: usize, layout: Layout) -> Self {
+    pub fn new(slice: &'a mut CudaSlice<T>, rows: usize, cols: usize, layout: Order) -> Self {
         Self::from_view(slice.as_view_mut(), rows, cols, layout)
     }
 
     /// A packed `rows x cols` view over a [`CudaViewMut`] (e.g. `slice.slice_mut(off..)`).
-    pub fn from_view(view: CudaViewMut<'a, T>, rows: usize, cols: usize, layout: Layout) -> Self {
+    pub fn from_view(view: CudaViewMut<'a, T>, rows: usize, cols: usize, layout: Order) -> Self {
         MatMut {
             data: view,
             shape: MatShape::packed(rows, cols, layout),

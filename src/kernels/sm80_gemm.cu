@@ -6,14 +6,14 @@
 //        -I<cutlass>/include -Isrc/kernels [-DFERROCUTE_CONFIG_HEADER='"gen_configs.h"'] \
 //        src/kernels/sm80_gemm.cu -o ptx/sm80_gemm.ptx
 //
-// Config header: FERROCUTE_CONFIG_HEADER (default "sm80_example_configs.h") must define the
+// Config header: FERROCUTE_CONFIG_HEADER (generated from the Rust configuration types) must define the
 // Config structs (schema: top of sm80_gemm.cuh) and the X-macro
 //   #define FERROCUTE_SM80_CONFIGS(X)  X(StructName, lowercase_struct_name) ...
 //
 // Entry points (extern "C", one GemmParams argument by value):
 //   ferrocute_<cfg>_<am><bm>_<in>_<out>      cfg = lowercase config struct name,
 //   ferrocute_gemm_simple_<am><bm>_<in>_<out>
-//   ferrocute_stage_copy_b16, ferrocute_stage_copy_b32   (stage_copy.cuh: their own contract)
+//   ferrocute_repack_b16, ferrocute_repack_b32   (repack.cuh: their own contract)
 //     am  in {k, m}: A K-major / M-major;   bm in {k, n}: B K-major / N-major
 //     in  in {bf16, f16} (A and B);          out in {bf16, f16, f32} (C and D)
 //   e.g. ferrocute_sm80_128x256x32_s4_kn_bf16_f32, ferrocute_gemm_simple_mk_f16_bf16
@@ -35,10 +35,10 @@
 // beta == 0: C is never read (p.c may be null). C has D's element type.
 #include "gemm_params.h"
 #include "sm80_gemm.cuh"
+// The repacking copy of operands TMA cannot read in place: in this module, which every
+// GPU the crate supports loads. Before the config header, which checks its parameters.
+#include "repack.cuh"
 
-#ifndef FERROCUTE_CONFIG_HEADER
-#define FERROCUTE_CONFIG_HEADER "sm80_example_configs.h"
-#endif
 #include FERROCUTE_CONFIG_HEADER
 
 #define FC_T_bf16 cute::bfloat16_t
@@ -82,6 +82,3 @@ FC_SIMPLE_INS(k, n)
 FC_SIMPLE_INS(m, k)
 FC_SIMPLE_INS(m, n)
 
-// The staging copy of operands TMA cannot read in place (sm_80 PTX like the rest of this
-// module, which every GPU the crate supports loads).
-#include "stage_copy.cuh"

@@ -7,9 +7,6 @@
 // FERROCUTE_SM90_ONLY_BF16 (in=bf16, out=bf16 only).
 #include "sm90_gemm.cuh"
 
-#ifndef FERROCUTE_SM90_CONFIG_HEADER
-#define FERROCUTE_SM90_CONFIG_HEADER "sm90_example_configs.h"
-#endif
 #include FERROCUTE_SM90_CONFIG_HEADER
 
 #if defined(FERROCUTE_SM90_ONLY_BF16)

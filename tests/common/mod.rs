@@ -3,13 +3,13 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
-use ferrocute::gemm::config::TailSplit;
+use ferrocute::gemm::geometry::TailSplit;
 use ferrocute::gemm::{
-    Error, Gemm, GemmDesc, InputElem, Layout, MatMut, MatRef, MatShape, OperandDesc, OutputElem,
+    Gemm, GemmDesc, InputElem, MatMut, MatRef, MatShape, OperandDesc, Order, OutputElem,
 };
 use half::{bf16, f16};
 
-pub fn od(rows: usize, cols: usize, layout: Layout, ptr: u64) -> OperandDesc {
+pub fn od(rows: usize, cols: usize, layout: Order, ptr: u64) -> OperandDesc {
     OperandDesc {
         shape: MatShape::packed(rows, cols, layout),
         len: rows * cols,
@@ -19,9 +19,9 @@ pub fn od(rows: usize, cols: usize, layout: Layout, ptr: u64) -> OperandDesc {
 
 pub fn desc(m: usize, n: usize, k: usize) -> GemmDesc {
     GemmDesc {
-        a: od(m, k, Layout::RowMajor, 0x10_0000),
-        b: od(k, n, Layout::ColMajor, 0x20_0000),
-        c: od(m, n, Layout::ColMajor, 0x30_0000),
+        a: od(m, k, Order::RowMajor, 0x10_0000),
+        b: od(k, n, Order::ColMajor, 0x20_0000),
+        c: od(m, n, Order::ColMajor, 0x30_0000),
         in_bytes: 2,
         out_bytes: 4,
     }
@@ -93,8 +93,8 @@ pub fn idx(s: &MatShape, l: usize, r: usize, c: usize) -> usize {
     let stride = if s.batch == 1 { 0 } else { s.batch_stride };
     l * stride
         + match s.layout {
-            Layout::RowMajor => r * s.ld + c,
-            Layout::ColMajor => r + c * s.ld,
+            Order::RowMajor => r * s.ld + c,
+            Order::ColMajor => r + c * s.ld,
         }
 }
 
@@ -113,7 +113,7 @@ pub const ALIGN8: usize = usize::MAX;
 /// predicated stores of any alignment, so this must still take a fast kernel.
 pub const ALIGN8_C_ODD: usize = usize::MAX - 1;
 
-pub fn shape(rows: usize, cols: usize, layout: Layout, pad: usize, batch: usize) -> MatShape {
+pub fn shape(rows: usize, cols: usize, layout: Order, pad: usize, batch: usize) -> MatShape {
     let mut s = MatShape::packed(rows, cols, layout);
     if pad == ALIGN8 || pad == ALIGN8_C_ODD {
         s.ld = s.ld.div_ceil(8) * 8;
@@ -129,41 +129,44 @@ pub fn shape(rows: usize, cols: usize, layout: Layout, pad: usize, batch: usize)
     s
 }
 
-pub fn gpu() -> Option<Gemm> {
-    let g = match Gemm::open(0) {
-        Ok(g) => g,
-        Err(e) => {
-            println!("SKIP: no CUDA GPU/driver: {e}");
-            return None;
-        }
-    };
-    // Probe: a 1x1x1 GEMM; the embedded placeholder PTX gives KernelLoad.
+/// The handle GPU tests run on. They are `#[ignore]`d (`#[ignore]` with the reason), so this runs
+/// only when asked for with `--ignored`: a missing GPU, driver or loadable kernel is then
+/// a failure, never a silent pass.
+pub fn gpu() -> Gemm {
+    let g = Gemm::open(0).unwrap_or_else(|e| panic!("GPU test without a usable CUDA GPU: {e}"));
+    // Probe: a 1x1x1 GEMM loads the Ampere-class module.
     let s = g.stream().clone();
-    let a = s.clone_htod(&[bf16::ONE]).ok()?;
-    let mut c = s.alloc_zeros::<f32>(1).ok()?;
-    match g.gemm(
+    let a = s.clone_htod(&[bf16::ONE]).unwrap();
+    let mut c = s.alloc_zeros::<f32>(1).unwrap();
+    g.gemm(
         1.0,
-        &MatRef::new(&a, 1, 1, Layout::RowMajor),
-        &MatRef::new(&a, 1, 1, Layout::ColMajor),
+        &MatRef::new(&a, 1, 1, Order::RowMajor),
+        &MatRef::new(&a, 1, 1, Order::ColMajor),
         0.0,
-        &mut MatMut::new(&mut c, 1, 1, Layout::ColMajor),
-    ) {
-        Ok(_) => Some(g),
-        Err(e @ Error::KernelLoad { .. }) => {
-            println!("SKIP: kernels not loadable (placeholder PTX? set FERROCUTE_PTX_DIR): {e}");
-            None
-        }
-        Err(e) => panic!("probe GEMM failed: {e}"),
-    }
+        &mut MatMut::new(&mut c, 1, 1, Order::ColMajor),
+    )
+    .unwrap_or_else(|e| panic!("probe GEMM failed: {e}"));
+    g
+}
+
+/// A Hopper handle, for the tests of the sm_90 kernels: fails on any other GPU.
+pub fn hopper() -> Gemm {
+    let g = gpu();
+    assert_eq!(
+        g.compute_capability().0,
+        9,
+        "this test needs an sm_90 GPU (H100/H200)"
+    );
+    g
 }
 
 pub struct Case {
     pub m: usize,
     pub n: usize,
     pub k: usize,
-    pub la: Layout,
-    pub lb: Layout,
-    pub lc: Layout,
+    pub la: Order,
+    pub lb: Order,
+    pub lc: Order,
     pub pad: usize,
     pub batch: usize,
     pub broadcast_b: bool,
@@ -181,9 +184,9 @@ impl Case {
         n: usize,
         k: usize,
         batch: usize,
-        la: Layout,
-        lb: Layout,
-        lc: Layout,
+        la: Order,
+        lb: Order,
+        lc: Order,
     ) -> Case {
         Case {
             m,
@@ -192,11 +195,15 @@ impl Case {
             la,
             lb,
             lc,
-            pad: if i % 2 == 0 { ALIGN8 } else { ALIGN8_C_ODD },
+            pad: if i.is_multiple_of(2) {
+                ALIGN8
+            } else {
+                ALIGN8_C_ODD
+            },
             batch,
             broadcast_b: false,
-            alpha: if i % 3 == 0 { 1.0 } else { -1.25 },
-            beta: if i % 2 == 0 { 0.0 } else { 0.5 },
+            alpha: if i.is_multiple_of(3) { 1.0 } else { -1.25 },
+            beta: if i.is_multiple_of(2) { 0.0 } else { 0.5 },
         }
     }
 }
@@ -211,8 +218,8 @@ pub struct Ran<TI, TO> {
     pub kernel: String,
     /// The cluster size it ran with (the K splits of a split-K kernel).
     pub cluster: u32,
-    /// Which of the kernel's A, B and D were staged in the workspace.
-    pub staged: [bool; 3],
+    /// Which of the kernel's A, B and D were repacked in the workspace.
+    pub repacked: [bool; 3],
     /// How it split the last round's tiles along K.
     pub tail: TailSplit,
 }
@@ -257,7 +264,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
     let da = s.clone_htod(&ha).unwrap();
     let db = s.clone_htod(&hb).unwrap();
     let mut dc = s.clone_htod(&hc).unwrap();
-    let (kernel, cluster, staged, tail) = {
+    let (kernel, cluster, repacked, tail) = {
         let av = MatRef::new(&da, cs.m, cs.k, cs.la)
             .ld(sa.ld)
             .batched(sa.batch, sa.batch_stride);
@@ -281,7 +288,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
                 d.kernel
             );
         }
-        (d.kernel, d.cluster, d.staged, d.tail)
+        (d.kernel, d.cluster, d.repacked, d.tail)
     };
     let out: Vec<TO> = s.clone_dtoh(&dc).unwrap();
     let mut logical = vec![false; out.len()];
@@ -335,9 +342,9 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
         shapes: [sa, sb, sc],
         kernel,
         cluster,
-        staged,
+        repacked,
         tail,
     }
 }
 
-pub const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColMajor];
+pub const LAYOUTS: [Order; 2] = [Order::RowMajor, Order::ColMajor];

@@ -1,0 +1,190 @@
+//! The build side: renders configuration types into C++ headers, compiles kernel modules
+//! with nvcc only when their sources changed (or when asked), and keeps the compiled
+//! artifacts committed and compressed, so that a crate using it builds with Rust alone.
+//!
+//! A crate's `build.rs` declares its modules once ([`KernelModule`]) and calls [`build`]:
+//!
+//! - each module's generated header is written to `OUT_DIR`, and a hash of its sources,
+//!   the header, the nvcc flags and its targets is compared with the committed
+//!   `MANIFEST` in the artifact folder;
+//! - a module whose hash matches uses its committed artifacts as they are, whatever nvcc
+//!   (if any) is installed;
+//! - a module whose hash differs, or every module when `FERROCUTE_REBUILD_KERNELS=1`, is
+//!   compiled with nvcc and the CuTe headers ([`Toolchain`]) and its artifacts and
+//!   `MANIFEST` line are written back (an artifact whose decompressed bytes are unchanged
+//!   is left untouched, so `git diff` shows exactly what a rebuild changed); without a
+//!   toolchain that is a build error naming what to set;
+//! - `OUT_DIR/kernel_registry.rs` is generated: a `static` slice of
+//!   [`ModuleArtifacts`](crate::ModuleArtifacts) embedding every artifact, for the crate
+//!   to `include!`.
+
+mod compile;
+mod manifest;
+mod toolchain;
+
+pub use toolchain::Toolchain;
+
+use crate::artifact::Target;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// One kernel module: a `.cu` translation unit, the header it includes, what it is
+/// compiled for.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelModule {
+    /// Module name; artifacts are `<name>.<target>.{cubin,ptx}.zst`.
+    pub name: &'static str,
+    /// The translation unit, relative to the kernel folder.
+    pub source: &'static str,
+    /// Files (or folders, ending in `/`) of the kernel folder it depends on; every file
+    /// of the folder must belong to some module, so no edit escapes the hashes.
+    pub deps: &'static [&'static str],
+    /// The macro through which the source includes its generated header
+    /// (`-D<macro>="<name>_configs.h"`).
+    pub header_macro: &'static str,
+    /// Renders the generated header.
+    pub header: fn() -> String,
+    /// The virtual architecture nvcc compiles to PTX (`"80"`, `"90a"`); every target is
+    /// produced from that PTX.
+    pub ptx_arch: &'static str,
+    /// What is shipped: cubins (by ptxas from the PTX) and/or the PTX itself.
+    pub targets: &'static [Target],
+}
+
+/// Where a crate keeps its kernels.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The `.cu`/`.cuh` folder.
+    pub kernel_dir: PathBuf,
+    /// The committed artifact folder (compressed artifacts and `MANIFEST`).
+    pub artifact_dir: PathBuf,
+    /// Cargo's `OUT_DIR`.
+    pub out_dir: PathBuf,
+}
+
+/// nvcc flags every module is compiled with (besides the architecture and include paths).
+pub const NVCC_FLAGS: &[&str] = &[
+    "-std=c++17",
+    "-O3",
+    "-DNDEBUG",
+    "--expt-relaxed-constexpr",
+    "--ptx",
+];
+
+/// Environment variable that forces every module to be rebuilt.
+pub const REBUILD_ENV: &str = "FERROCUTE_REBUILD_KERNELS";
+
+/// Renders, checks, (re)builds when needed, and writes `OUT_DIR/kernel_registry.rs`.
+/// Prints cargo's `rerun-if` lines. Panics (a build error) with what to do when a module's
+/// sources changed and no toolchain is found.
+pub fn build(modules: &[KernelModule], layout: &Layout) {
+    for v in [REBUILD_ENV, "NVCC", "CUDA_HOME", "CUTLASS_DIR"] {
+        println!("cargo:rerun-if-env-changed={v}");
+    }
+    println!("cargo:rerun-if-changed={}", layout.kernel_dir.display());
+    println!("cargo:rerun-if-changed={}", layout.artifact_dir.display());
+    check_every_file_owned(modules, &layout.kernel_dir);
+
+    let hashes: Vec<String> = modules
+        .iter()
+        .map(|m| {
+            let header = (m.header)();
+            let path = layout.out_dir.join(format!("{}_configs.h", m.name));
+            std::fs::write(&path, &header).expect("write generated header");
+            manifest::module_hash(m, &layout.kernel_dir, &header)
+        })
+        .collect();
+    let mut committed = manifest::Manifest::read(&layout.artifact_dir);
+    let force = std::env::var_os(REBUILD_ENV).is_some_and(|v| v != "0");
+    let stale: Vec<&KernelModule> = modules
+        .iter()
+        .zip(&hashes)
+        .filter(|(m, h)| force || committed.module_hash(m.name) != Some(h.as_str()))
+        .map(|(m, _)| m)
+        .collect();
+
+    if !stale.is_empty() {
+        let names: Vec<&str> = stale.iter().map(|m| m.name).collect();
+        let tc =
+            Toolchain::find().unwrap_or_else(|why| {
+                panic!(
+                "kernel modules {names:?}: {} changed since the committed artifacts in {} were \
+                 built, and they cannot be rebuilt: {why}. Set NVCC (or CUDA_HOME) and \
+                 CUTLASS_DIR (the folder holding include/cute), or restore the sources.",
+                if force { "a rebuild was asked for, or sources" } else { "the sources" },
+                layout.artifact_dir.display()
+            )
+            });
+        // One nvcc per module, side by side: the largest module alone takes most of a rebuild.
+        let built: Vec<Vec<(String, Vec<u8>)>> = std::thread::scope(|s| {
+            let jobs: Vec<_> = stale
+                .iter()
+                .map(|m| s.spawn(|| compile::module(m, layout, &tc)))
+                .collect();
+            jobs.into_iter()
+                .map(|j| j.join().expect("nvcc job"))
+                .collect()
+        });
+        for (m, files) in stale.iter().zip(built) {
+            for (file, bytes) in files {
+                let digest = compile::store(&layout.artifact_dir, &file, &bytes, &tc.zstd);
+                committed.set_artifact(&file, &digest);
+            }
+            let h = &hashes[modules.iter().position(|x| x.name == m.name).unwrap()];
+            committed.set_module(m.name, h);
+        }
+        committed.set_nvcc(&tc.version);
+        committed.write(&layout.artifact_dir);
+        println!(
+            "cargo:warning=rebuilt kernel modules {names:?} with {} into {}",
+            tc.version,
+            layout.artifact_dir.display()
+        );
+    }
+    write_registry(modules, layout);
+}
+
+/// Panics if a file of the kernel folder belongs to no module.
+fn check_every_file_owned(modules: &[KernelModule], dir: &Path) {
+    for file in manifest::files_under(dir, "") {
+        let owned = modules.iter().any(|m| {
+            m.deps
+                .iter()
+                .any(|d| file == *d || (d.ends_with('/') && file.starts_with(d)))
+        });
+        assert!(
+            owned,
+            "{}/{file} belongs to no kernel module's deps",
+            dir.display()
+        );
+    }
+}
+
+/// `OUT_DIR/kernel_registry.rs`: every module's artifacts, embedded.
+fn write_registry(modules: &[KernelModule], layout: &Layout) {
+    let mut s = String::from(
+        "// Generated by ferrocute_kernels::build from the module registry. Do not edit.\n\
+         /// Every kernel module's embedded artifacts.\n\
+         pub static MODULE_ARTIFACTS: &[ferrocute_kernels::ModuleArtifacts] = &[\n",
+    );
+    for m in modules {
+        let _ = writeln!(
+            s,
+            "    ferrocute_kernels::ModuleArtifacts {{ module: {:?}, artifacts: &[",
+            m.name
+        );
+        for t in m.targets {
+            let path = layout
+                .artifact_dir
+                .join(format!("{}.zst", t.file_name(m.name)));
+            let _ = writeln!(
+                s,
+                "        ferrocute_kernels::Artifact {{ target: ferrocute_kernels::Target::{t:?}, zst: include_bytes!({:?}) }},",
+                path.display().to_string()
+            );
+        }
+        s += "    ] },\n";
+    }
+    s += "];\n";
+    std::fs::write(layout.out_dir.join("kernel_registry.rs"), s).expect("write registry");
+}

@@ -1,0 +1,337 @@
+//! Hopper persistent-tile configurations (TMA + WGMMA, warp-specialized): `src/kernels/sm90_gemm.cuh`.
+
+use crate::common::{check, hopper_entry, render_header, unwrap, ELEM_BYTES, SMEM_LIMIT};
+use ferrocute_layout::algebra::tile_to_shape;
+use ferrocute_layout::render::{cpp_tuple, cpp_type};
+use ferrocute_layout::{Operand, Tup, Value};
+
+/// A Hopper (TMA + WGMMA, warp-specialized, persistent) GEMM configuration.
+///
+/// ```
+/// use ferrocute_kernels::sm90_gemm::{Sm90Config, Sm90_128x256x64S4C2};
+/// assert_eq!(Sm90_128x256x64S4C2::SMEM_BYTES, 231424);
+/// assert_eq!(Sm90_128x256x64S4C2::SMEM_A.to_string(),
+///     "Sw<3,4,3> o 0 o ((8,16),(64,1),(1,4)):((64,512),(1,0),(0,8192))");
+/// ```
+pub trait Sm90Config {
+    /// Name stem of the entry points: `ferrocute_<NAME>_<am><bm>_<in>_<out>`.
+    const NAME: &'static str;
+    /// The C++ struct name.
+    const STRUCT: &'static str;
+    /// CTA tile `(BM, BN, BK)`.
+    const TILE: [usize; 3];
+    /// Pipeline depth.
+    const STAGES: usize;
+    /// Grouped rasterisation: M-tiles per group.
+    const RASTER_GROUP: usize;
+    /// Columns per epilogue chunk.
+    const EPI_N: usize;
+    /// 0: cooperative (both consumer warpgroups on one tile); 1: pingpong (the two
+    /// warpgroups take alternate tiles, one's epilogue overlapping the other's main loop);
+    /// 2: cooperative with a staged epilogue (the consumers leave the 16-bit tile in shared
+    /// memory and go on with the next tile while spare producer warps store it).
+    const SCHEDULE: usize;
+    /// Schedule 2 only: the tile goes through the shared-memory staging in this many column
+    /// parts (1 or 2); 2 halves the staging, at one wait for the storers per tile.
+    const STAGE_PARTS: usize;
+    /// CTAs per cluster along M (1 or 2): with 2, M-adjacent tiles share their B tile, each
+    /// CTA loading half of it and multicasting it to both.
+    const CLUSTER_M: usize;
+    /// 128-byte-swizzled GMMA atom for K-major operands: `Sw<3,4,3> o (8,64):(64,1)`.
+    type SmemAtomK: Operand;
+    /// 128-byte-swizzled GMMA atom for MN-major operands: `Sw<3,4,3> o (64,8):(1,64)`.
+    type SmemAtomMN: Operand;
+
+    /// Threads per CTA: a producer warpgroup and two consumer warpgroups.
+    const THREADS: usize = 384;
+    /// The numbers `sm90_check` and the shared-memory formula read.
+    const SHAPE: Sm90Shape = Sm90Shape {
+        tile: Self::TILE,
+        stages: Self::STAGES,
+        epi_n: Self::EPI_N,
+        schedule: Self::SCHEDULE,
+        stage_parts: Self::STAGE_PARTS,
+        cluster_m: Self::CLUSTER_M,
+    };
+    /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out (pipeline, epilogue staging,
+    /// barriers, 1 KiB alignment slack).
+    const SMEM_BYTES: usize = Self::SHAPE.smem_bytes();
+    /// The `(BM,BK,Stages)` shared memory of a K-major A, checked at compile time.
+    const SMEM_A: Value = sm90_check(
+        &Self::SHAPE,
+        &Self::SmemAtomK::VALUE,
+        &Self::SmemAtomMN::VALUE,
+    );
+}
+
+/// The numbers of an [`Sm90Config`], in one value for the `const` checks.
+#[derive(Clone, Copy, Debug)]
+pub struct Sm90Shape {
+    /// CTA tile `(BM, BN, BK)`.
+    pub tile: [usize; 3],
+    /// Pipeline depth.
+    pub stages: usize,
+    /// Columns per f32 epilogue chunk.
+    pub epi_n: usize,
+    /// 0 cooperative, 1 pingpong, 2 cooperative with a staged epilogue.
+    pub schedule: usize,
+    /// Column parts of the staged epilogue.
+    pub stage_parts: usize,
+    /// CTAs per cluster along M.
+    pub cluster_m: usize,
+}
+
+impl Sm90Shape {
+    /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out.
+    pub const fn smem_bytes(&self) -> usize {
+        let [bm, bn, bk] = self.tile;
+        // Epilogue staging: f32 columns, or one part of the 16-bit tile (staged epilogue).
+        // Without the staged epilogue each consumer warpgroup's staging also holds the TMA
+        // epilogue's ring of two 8 KiB boxes and starts at a 1024-byte boundary.
+        let f32_staging = 2 * self.epi_n * 68 * 4;
+        const TMA_RING: usize = 2 * 64 * 64 * ELEM_BYTES;
+        // 8 consumer warps' slices, each followed by 32 bytes (`kSlicePad` in sm90_gemm.cuh)
+        const SLICE_PAD: usize = 32;
+        let part = bm * bn * ELEM_BYTES / self.stage_parts + 8 * SLICE_PAD;
+        let staging = if self.schedule == 2 && part > f32_staging {
+            part
+        } else {
+            let per_wg = if f32_staging / 2 > TMA_RING {
+                f32_staging / 2
+            } else {
+                TMA_RING
+            };
+            2 * per_wg.div_ceil(1024) * 1024
+        };
+        // Full and empty barriers per stage, two pingpong turns, two staged-epilogue barriers.
+        let body = self.stages * (bm + bn) * bk * ELEM_BYTES + staging + self.stages * 16 + 32;
+        1024 + body.div_ceil(1024) * 1024
+    }
+}
+
+/// Checks a Hopper configuration: the kernel's tile rules, that both atoms tile the
+/// operand tiles (`tile_to_shape`), and the shared-memory budget.
+pub const fn sm90_check(shape: &Sm90Shape, atom_k: &Value, atom_mn: &Value) -> Value {
+    let [bm, bn, bk] = shape.tile;
+    let Sm90Shape {
+        stages,
+        epi_n,
+        schedule,
+        stage_parts,
+        cluster_m,
+        ..
+    } = *shape;
+    assert!(
+        cluster_m == 1 || cluster_m == 2,
+        "kernel config: the cluster is 1 or 2 CTAs along M"
+    );
+    assert!(
+        schedule <= 2,
+        "kernel config: Schedule is 0 (cooperative), 1 (pingpong) or 2 (cooperative, staged epilogue)"
+    );
+    assert!(
+        stage_parts == 1 || (schedule == 2 && stage_parts == 2 && bn % 32 == 0),
+        "kernel config: StageParts is 1, or 2 with the staged epilogue"
+    );
+    assert!(
+        schedule == 1 || bm == 128,
+        "kernel config: the cooperative schedules need BM = 128 (2 consumer warpgroups x 64 rows)"
+    );
+    assert!(
+        schedule != 1 || ((bm == 64 || bm == 128) && (bm * bn <= 128 * 192 || (bm == 64 && bn <= 256))),
+        "kernel config: a pingpong warpgroup owns a whole tile: BM = 64 or 128 and at most 128x192 or 64x256 accumulators"
+    );
+    assert!(
+        bn % 64 == 0 && bn >= 64 && bn <= 256,
+        "kernel config: BN must be 64..256 in steps of 64 (one WGMMA N)"
+    );
+    assert!(
+        bk % 64 == 0,
+        "kernel config: BK must be a multiple of 64 (one 128-byte swizzle row)"
+    );
+    assert!(
+        epi_n % 8 == 0 && bn % epi_n == 0,
+        "kernel config: EpiN must divide BN in multiples of 8"
+    );
+    assert!(
+        stages >= 2,
+        "kernel config: the TMA pipeline needs at least 2 stages"
+    );
+    assert!(
+        shape.smem_bytes() <= SMEM_LIMIT,
+        "kernel config: the pipeline's shared memory exceeds the 227 KiB a CTA may use"
+    );
+    let a = unwrap(tile_to_shape(atom_k, &Tup::flat(&[bm, bk, stages])));
+    unwrap(tile_to_shape(atom_mn, &Tup::flat(&[bm, bk, stages])));
+    unwrap(tile_to_shape(atom_k, &Tup::flat(&[bn, bk, stages])));
+    unwrap(tile_to_shape(atom_mn, &Tup::flat(&[bn, bk, stages])));
+    a
+}
+
+/// What a Hopper config header needs: the layouts and swizzles of the GMMA atoms.
+pub(crate) const GMMA_INCLUDES: &[&str] = &[
+    "cute/layout.hpp",
+    "cute/swizzle.hpp",
+    "cute/swizzle_layout.hpp",
+    "cute/pointer_flagged.hpp",
+];
+
+/// A GMMA shared-memory atom as CuTe spells it: the swizzle over a 16-bit
+/// `smem_ptr_flag_bits` offset and the inner layout.
+pub(crate) fn cpp_gmma_atom(v: &Value) -> String {
+    format!(
+        "cute::ComposedLayout<cute::Swizzle<{},{},{}>,cute::smem_ptr_flag_bits<16>,{}>",
+        v.swizzle.b,
+        v.swizzle.m,
+        v.swizzle.s,
+        cpp_type(&v.inner())
+    )
+}
+
+/// The C++ `struct` of an [`Sm90Config`], as `src/kernels/sm90_gemm.cuh` documents it.
+pub fn render_sm90<C: Sm90Config>() -> String {
+    let () = {
+        let _ = C::SMEM_A;
+    };
+    let [bm, bn, bk] = C::TILE;
+    let mut s = format!("struct {} {{\n", C::STRUCT);
+    s += &format!(
+        "  using TileShape = {};\n",
+        cpp_tuple(&Tup::flat(&[bm, bn, bk]))
+    );
+    s += &format!(
+        "  using ClusterShape = {};\n",
+        cpp_tuple(&Tup::flat(&[C::CLUSTER_M, 1, 1]))
+    );
+    s += &format!("  static constexpr int Stages = {};\n", C::STAGES);
+    s += &format!(
+        "  using SmemLayoutAtomK = {};\n",
+        cpp_gmma_atom(&C::SmemAtomK::VALUE)
+    );
+    s += &format!(
+        "  using SmemLayoutAtomMN = {};\n",
+        cpp_gmma_atom(&C::SmemAtomMN::VALUE)
+    );
+    s += &format!(
+        "  static constexpr int RasterGroup = {};\n",
+        C::RASTER_GROUP
+    );
+    s += &format!("  static constexpr int EpiN = {};\n", C::EPI_N);
+    s += &format!("  static constexpr int Schedule = {};\n", C::SCHEDULE);
+    if C::STAGE_PARTS != 1 {
+        s += &format!("  static constexpr int StageParts = {};\n", C::STAGE_PARTS);
+    }
+    s + "};\n"
+}
+
+macro_rules! sm90_config {
+    (@or $default:literal) => { $default };
+    (@or $default:literal $value:literal) => { $value };
+    ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$bm:literal, $bn:literal, $bk:literal],
+     $stages:literal, $schedule:literal, $cluster_m:literal $(, parts = $parts:literal)?
+     $(, raster = $raster:literal)?) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $ty;
+        impl Sm90Config for $ty {
+            const NAME: &'static str = $name;
+            const STRUCT: &'static str = $cpp;
+            const TILE: [usize; 3] = [$bm, $bn, $bk];
+            const STAGES: usize = $stages;
+            const RASTER_GROUP: usize = sm90_config!(@or 8 $($raster)?);
+            const EPI_N: usize = 32;
+            const SCHEDULE: usize = $schedule;
+            const CLUSTER_M: usize = $cluster_m;
+            const STAGE_PARTS: usize = 1 $(* $parts)?;
+            type SmemAtomK = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((8,64):(64,1))>;
+            type SmemAtomMN = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((64,8):(1,64))>;
+        }
+    };
+}
+
+sm90_config!(
+    /// 128x128x64, 6 stages, pingpong: the fastest measured Hopper configuration.
+    Sm90_128x128x64S6Pp, "sm90_128x128x64_s6_pp", "Sm90Cfg_128x128x64_s6_pp",
+    [128, 128, 64], 6, 1, 1
+);
+sm90_config!(
+    /// 128x256x64, 4 stages, cooperative, clusters of 2 along M sharing B by TMA multicast:
+    /// half the L2 bytes per flop of the 128x128 tile, but no faster than the same tile
+    /// without a cluster on an H100 (BENCHMARKS.md); reachable with `FERROCUTE_KERNEL`.
+    Sm90_128x256x64S4C2, "sm90_128x256x64_s4_coop_c2", "Sm90Cfg_128x256x64_s4_coop_c2",
+    [128, 256, 64], 4, 0, 2
+);
+
+sm90_config!(
+    /// 128x256x64, 4 stages, cooperative, no cluster: each consumer warpgroup hands its 64
+    /// rows of D to the TMA through a ring of two 8 KiB boxes. Weighed from `k >= 4096`
+    /// (`PERSISTENT_KERNELS`), where it measured 1-2% faster than the 3-stage staged tile;
+    /// raster groups of 16 M-tiles read cuBLAS's DRAM bytes and gained about 1% more
+    /// (BENCHMARKS.md).
+    Sm90_128x256x64S4Coop, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
+    [128, 256, 64], 4, 0, 1, raster = 16
+);
+
+sm90_config!(
+    /// 128x192x64, 4 stages, pingpong: 0.83x the L2 bytes per flop of the 128x128 tile, and
+    /// two thirds as many tiles, which the dispatcher weighs against the others' waves
+    /// (`ferrocute::gemm::registry::PERSISTENT_KERNELS`). Its warpgroup holds 192 accumulators per
+    /// thread within the 232 registers it is given; ptxas spills a few of the epilogue's
+    /// addresses, none in the main loop.
+    Sm90_128x192x64S4Pp, "sm90_128x192x64_s4_pp", "Sm90Cfg_128x192x64_s4_pp",
+    [128, 192, 64], 4, 1, 1
+);
+
+sm90_config!(
+    /// 128x256x64, 3 stages, cooperative with a staged epilogue (the tile's 64 KiB of 16-bit
+    /// output costs the fourth stage): the long-K tile until D went out by TMA, now 1-2%
+    /// slower than the 4-stage one; reachable with `FERROCUTE_KERNEL` (BENCHMARKS.md).
+    Sm90_128x256x64S3St, "sm90_128x256x64_s3_st", "Sm90Cfg_128x256x64_s3_st",
+    [128, 256, 64], 3, 2, 1
+);
+
+sm90_config!(
+    /// 128x256x64, 4 stages, cooperative with a staged epilogue in two column halves (32 KiB
+    /// of staging keeps the fourth stage; the second half waits until the TMA has read the
+    /// first): no faster than the 4-stage cooperative tile; reachable with
+    /// `FERROCUTE_KERNEL` (BENCHMARKS.md).
+    Sm90_128x256x64S4St2, "sm90_128x256x64_s4_st2", "Sm90Cfg_128x256x64_s4_st2",
+    [128, 256, 64], 4, 2, 1, parts = 2
+);
+
+/// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
+pub fn render_sm90_header() -> String {
+    fn entry<C: Sm90Config>() -> (String, String) {
+        (render_sm90::<C>(), hopper_entry(C::NAME, C::STRUCT))
+    }
+    fn checks<C: Sm90Config>() -> String {
+        let st = C::STRUCT;
+        check(
+            format!("ferrocute::sm90::smem_bytes<{st}>() <= {}", C::SMEM_BYTES),
+            &format!("{st}: the kernel needs more shared memory than Rust launches with"),
+        ) + &check(
+            format!("ferrocute::sm90::kThreads == {}", C::THREADS),
+            &format!("{st}: thread count differs from Rust's"),
+        )
+    }
+    render_header(
+        GMMA_INCLUDES,
+        "FERROCUTE_SM90_CONFIGS",
+        &[
+            entry::<Sm90_128x128x64S6Pp>(),
+            entry::<Sm90_128x256x64S4C2>(),
+            entry::<Sm90_128x256x64S4Coop>(),
+            entry::<Sm90_128x192x64S4Pp>(),
+            entry::<Sm90_128x256x64S3St>(),
+            entry::<Sm90_128x256x64S4St2>(),
+        ],
+        &[
+            checks::<Sm90_128x128x64S6Pp>(),
+            checks::<Sm90_128x256x64S4C2>(),
+            checks::<Sm90_128x256x64S4Coop>(),
+            checks::<Sm90_128x192x64S4Pp>(),
+            checks::<Sm90_128x256x64S3St>(),
+            checks::<Sm90_128x256x64S4St2>(),
+        ],
+    )
+}

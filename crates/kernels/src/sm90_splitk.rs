@@ -1,0 +1,184 @@
+//! Hopper small-M configurations that split K over a cluster: `src/kernels/sm90_splitk.cuh`.
+
+use crate::common::{check, hopper_entry, render_header, unwrap, ELEM_BYTES, SMEM_LIMIT};
+use crate::sm90_gemm::{cpp_gmma_atom, GMMA_INCLUDES};
+use ferrocute_layout::algebra::tile_to_shape;
+use ferrocute_layout::render::cpp_tuple;
+use ferrocute_layout::{Operand, Tup, Value};
+
+/// A Hopper small-M configuration (`src/kernels/sm90_splitk.cuh`): the CTA tile puts N on
+/// WGMMA's M (128 rows: two consumer warpgroups x 64; 64 rows: both warpgroups on the same
+/// rows, each taking half of every stage's k-blocks) and the small M on WGMMA's N, and splits
+/// K over a thread-block cluster whose partial tiles are summed in distributed shared memory.
+///
+/// ```
+/// use ferrocute_kernels::sm90_splitk::{SplitKConfig, SplitK64x128x64S9};
+/// assert_eq!(SplitK64x128x64S9::SMEM_BYTES, 223232);
+/// assert_eq!(SplitK64x128x64S9::SMEM_B.to_string(),
+///     "Sw<3,4,3> o 0 o ((8,16),(64,1),(1,9)):((64,512),(1,0),(0,8192))");
+/// ```
+pub trait SplitKConfig {
+    /// Name stem of the entry points: `ferrocute_<NAME>_<am><bm>_<in>_<out>`.
+    const NAME: &'static str;
+    /// The C++ struct name.
+    const STRUCT: &'static str;
+    /// CTA tile `(TM, TN, BK)`: M (WGMMA N), N (64 or 128 rows) and K per stage.
+    const TILE: [usize; 3];
+    /// Pipeline depth.
+    const STAGES: usize;
+    /// 128-byte-swizzled GMMA atom for K-major operands: `Sw<3,4,3> o (8,64):(64,1)`.
+    type SmemAtomK: Operand;
+    /// 128-byte-swizzled GMMA atom for MN-major operands: `Sw<3,4,3> o (64,8):(1,64)`.
+    type SmemAtomMN: Operand;
+
+    /// Threads per CTA: a producer warpgroup and two consumer warpgroups.
+    const THREADS: usize = 384;
+    /// Dynamic shared memory: the pipeline (which later holds the `(TN, TM + 8)` f32
+    /// partial tile), the barriers (full and empty per stage, and the 2-split hand-off's
+    /// two) and 1 KiB alignment slack.
+    const SMEM_BYTES: usize = splitk_smem_bytes(Self::TILE, Self::STAGES);
+    /// The `(TN,BK,Stages)` shared memory of a K-major B, checked at compile time.
+    const SMEM_B: Value = splitk_check(
+        Self::TILE,
+        Self::STAGES,
+        &Self::SmemAtomK::VALUE,
+        &Self::SmemAtomMN::VALUE,
+    );
+}
+
+const fn splitk_smem_bytes(tile: [usize; 3], stages: usize) -> usize {
+    let [tm, tn, bk] = tile;
+    let body = stages * (tm + tn) * bk * ELEM_BYTES + stages * 16 + 16;
+    1024 + body.div_ceil(1024) * 1024
+}
+
+/// Checks a small-M configuration: the kernel's tile rules, that both atoms tile both
+/// operand tiles, and the shared-memory budget.
+pub const fn splitk_check(
+    tile: [usize; 3],
+    stages: usize,
+    atom_k: &Value,
+    atom_mn: &Value,
+) -> Value {
+    let [tm, tn, bk] = tile;
+    assert!(
+        tn == 64 || tn == 128,
+        "kernel config: split-K TN must be 64 or 128 (consumer warpgroups x 64 rows of N)"
+    );
+    assert!(
+        tm % 64 == 0 && tm >= 64 && tm <= 256,
+        "kernel config: split-K TM is WGMMA's N: 64..256 in steps of 64"
+    );
+    assert!(
+        bk % 64 == 0,
+        "kernel config: BK must be a multiple of 64 (one 128-byte swizzle row)"
+    );
+    assert!(
+        stages >= 2,
+        "kernel config: the TMA pipeline needs at least 2 stages"
+    );
+    assert!(
+        splitk_smem_bytes(tile, stages) <= SMEM_LIMIT,
+        "kernel config: the pipeline's shared memory exceeds the 227 KiB a CTA may use"
+    );
+    assert!(
+        tn * (tm + 8) * 4 <= stages * (tm + tn) * bk * ELEM_BYTES,
+        "kernel config: the (TN, TM+8) f32 partial tile must fit in the pipeline's shared memory"
+    );
+    let b = unwrap(tile_to_shape(atom_k, &Tup::flat(&[tn, bk, stages])));
+    unwrap(tile_to_shape(atom_mn, &Tup::flat(&[tn, bk, stages])));
+    unwrap(tile_to_shape(atom_k, &Tup::flat(&[tm, bk, stages])));
+    unwrap(tile_to_shape(atom_mn, &Tup::flat(&[tm, bk, stages])));
+    b
+}
+
+/// The C++ `struct` of a [`SplitKConfig`], as `src/kernels/sm90_splitk.cuh` documents it.
+pub fn render_splitk<C: SplitKConfig>() -> String {
+    let () = {
+        let _ = C::SMEM_B;
+    };
+    let mut s = format!("struct {} {{\n", C::STRUCT);
+    s += &format!("  using TileShape = {};\n", cpp_tuple(&Tup::flat(&C::TILE)));
+    s += &format!("  static constexpr int Stages = {};\n", C::STAGES);
+    s += &format!(
+        "  using SmemLayoutAtomK = {};\n",
+        cpp_gmma_atom(&C::SmemAtomK::VALUE)
+    );
+    s += &format!(
+        "  using SmemLayoutAtomMN = {};\n",
+        cpp_gmma_atom(&C::SmemAtomMN::VALUE)
+    );
+    s + "};\n"
+}
+
+macro_rules! splitk_config {
+    ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$tm:literal, $tn:literal, $bk:literal],
+     $stages:literal) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $ty;
+        impl SplitKConfig for $ty {
+            const NAME: &'static str = $name;
+            const STRUCT: &'static str = $cpp;
+            const TILE: [usize; 3] = [$tm, $tn, $bk];
+            const STAGES: usize = $stages;
+            type SmemAtomK = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((8,64):(64,1))>;
+            type SmemAtomMN = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((64,8):(1,64))>;
+        }
+    };
+}
+
+splitk_config!(
+    /// 64 x 128 x 64, 9 stages of 24 KiB (216 KiB of loads in flight per SM): the fastest of
+    /// the 64/128 x 128 x 64/128 variants measured on an H100 (BENCHMARKS.md).
+    SplitK64x128x64S9, "sm90_splitk_64x128x64_s9", "SplitKCfg_64x128x64_s9",
+    [64, 128, 64], 9
+);
+
+splitk_config!(
+    /// 64 x 64 x 64, 13 stages of 16 KiB: twice the CTAs of the 128-row tile over the same N,
+    /// for m <= 128 where 64 CTAs of 128 rows leave half the SMs idle.
+    SplitK64x64x64S13, "sm90_splitk_64x64x64_s13", "SplitKCfg_64x64x64_s13",
+    [64, 64, 64], 13
+);
+
+splitk_config!(
+    /// 128 x 64 x 64, 9 stages of 24 KiB: all of m <= 128 in one tile, so B is read once, with
+    /// a 2-way K split to fill the SMs.
+    SplitK128x64x64S9, "sm90_splitk_128x64x64_s9", "SplitKCfg_128x64x64_s9",
+    [128, 64, 64], 9
+);
+
+/// Renders the small-M configurations into the header `sm90_splitk.cu` includes.
+pub fn render_splitk_header() -> String {
+    fn entry<C: SplitKConfig>() -> (String, String) {
+        (render_splitk::<C>(), hopper_entry(C::NAME, C::STRUCT))
+    }
+    fn checks<C: SplitKConfig>() -> String {
+        let st = C::STRUCT;
+        check(
+            format!(
+                "ferrocute::sm90::splitk_smem_bytes<{st}>() <= {}",
+                C::SMEM_BYTES
+            ),
+            &format!("{st}: the kernel needs more shared memory than Rust launches with"),
+        ) + &check(
+            format!("ferrocute::sm90::kThreads == {}", C::THREADS),
+            &format!("{st}: thread count differs from Rust's"),
+        )
+    }
+    render_header(
+        GMMA_INCLUDES,
+        "FERROCUTE_SPLITK_CONFIGS",
+        &[
+            entry::<SplitK64x128x64S9>(),
+            entry::<SplitK64x64x64S13>(),
+            entry::<SplitK128x64x64S9>(),
+        ],
+        &[
+            checks::<SplitK64x128x64S9>(),
+            checks::<SplitK64x64x64S13>(),
+            checks::<SplitK128x64x64S9>(),
+        ],
+    )
+}

@@ -1,0 +1,228 @@
+//! Launch geometry: grids, tile counts, K splits and the split of a persistent kernel's
+//! last round, as pure functions of the problem and the configuration.
+
+use super::error::Error;
+use super::plan::Plan;
+use super::registry::{GridKind, KernelConfig, PERSISTENT_KERNELS};
+
+/// Output tiles of `c` over all of `plan`'s batches.
+pub(crate) fn tile_count(plan: &Plan, c: &KernelConfig) -> u64 {
+    (plan.m.max(0) as u64).div_ceil(c.tile_m.max(1) as u64)
+        * (plan.n.max(0) as u64).div_ceil(c.tile_n.max(1) as u64)
+        * plan.batch.max(1) as u64
+}
+
+/// How a persistent kernel splits the tiles of a part-empty last round along K
+/// ([`persistent_k_blocks`]): the last `tiles` tiles in `splits` parts each, one part per
+/// CTA; `splits == 0`: no split, every CTA runs whole tiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TailSplit {
+    /// Tiles of the last round (the last in raster order).
+    pub tiles: u32,
+    /// Parts per tile (at least 2 when `tiles > 0`).
+    pub splits: u32,
+}
+
+/// The time a tail split costs beyond its share of k-blocks, in k-blocks: writing one
+/// partial f32 tile and arriving at the tile's counter (the first term) and adding each
+/// split's sums in the last part to arrive, which stores the tile (the second, per split). Estimated, not fitted: on an
+/// H100 the measured gains are smaller than the k-blocks predict (2560³: 2–4% against
+/// 16%, BENCHMARKS.md), which is why [`Weighed::split_tail`](super::registry::Weighed::split_tail) limits the split to the tiles
+/// where it measured no loss.
+pub const TAIL_SPLIT_COST: (u64, u64) = (2, 1);
+
+/// The k-blocks the busiest SM runs for `plan` on the persistent kernel `cfg`, and how it
+/// splits the last round's tiles, whichever is shorter.
+///
+/// With `t` tiles of `kt` k-blocks on `p` SMs, whole tiles take `ceil(t / p) * kt`. Where the
+/// last round is part empty (`r = t % p` tiles, after `q = t / p` full rounds) its tiles can
+/// be split along K into `s <= p / r` parts, one per CTA, all starting at the same k-blocks
+/// (so tiles that share A or B rows still read them from L2 together): `q * kt + ceil(kt /
+/// s)` plus [`TAIL_SPLIT_COST`], for the best `s`. Only the tiles whose [`Weighed`](super::registry::Weighed) entry
+/// says so split: on an H100 the split gained 2–4% at 2560³ on the 128x128 tile and cost the
+/// 128x192 tile, whose consumers hold 192 accumulators, 2–7% (BENCHMARKS.md).
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
+/// use ferrocute::gemm::geometry::{persistent_k_blocks, TailSplit};
+/// use ferrocute::gemm::registry::PERSISTENT_KERNELS;
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let p = |m: usize, n: usize, k: usize| plan(&GemmDesc { a: d(m, k, Order::RowMajor, 1 << 36),
+///     b: d(k, n, Order::ColMajor, 2 << 36), c: d(m, n, Order::ColMajor, 3 << 36),
+///     in_bytes: 2, out_bytes: 2 }).unwrap();
+/// let pp128 = &PERSISTENT_KERNELS[2].config;
+/// // 2560³: 400 tiles of 40 k-blocks, 3 rounds and 4 tiles: those in 5 parts of 8 k-blocks.
+/// assert_eq!(persistent_k_blocks(&p(2560, 2560, 2560), pp128, 132),
+///            (120 + 8 + 2 + 4, TailSplit { tiles: 4, splits: 5 }));
+/// // 4096³: 1024 tiles, 7 rounds and 100 tiles, which one split would not shorten.
+/// assert_eq!(persistent_k_blocks(&p(4096, 4096, 4096), pp128, 132), (512, TailSplit::default()));
+/// // The 128x192 tile runs whole tiles: 2560³ is 280 of them, 3 rounds of 40 k-blocks.
+/// let pp192 = &PERSISTENT_KERNELS[1].config;
+/// assert_eq!(persistent_k_blocks(&p(2560, 2560, 2560), pp192, 132), (120, TailSplit::default()));
+/// ```
+pub fn persistent_k_blocks(plan: &Plan, cfg: &KernelConfig, sm_count: u32) -> (u64, TailSplit) {
+    persistent_k_blocks_with(plan, cfg, sm_count, None)
+}
+
+/// [`persistent_k_blocks`] with the tail split forced off (`Some(false)`) or on with the
+/// most parts a tile can take (`Some(true)`: as many as there are CTAs per tile, one
+/// k-block each at least), as [`Overrides::tail_split`](super::dispatch::Overrides::tail_split) asks.
+pub fn persistent_k_blocks_with(
+    plan: &Plan,
+    cfg: &KernelConfig,
+    sm_count: u32,
+    forced: Option<bool>,
+) -> (u64, TailSplit) {
+    let p = sm_count.max(1) as u64;
+    let t = tile_count(plan, cfg);
+    let kt = (plan.k.max(0) as u64).div_ceil(cfg.tile_k.max(1) as u64);
+    let whole = t.div_ceil(p).saturating_mul(kt);
+    let (q, r) = (t / p, t % p);
+    let weighed = PERSISTENT_KERNELS
+        .iter()
+        .any(|w| w.config == *cfg && w.split_tail);
+    let allowed = cfg.can_split_tail && (weighed || forced == Some(true));
+    if !allowed || kt == 0 || r == 0 || forced == Some(false) {
+        return (whole, TailSplit::default());
+    }
+    let (fixed, per_split) = TAIL_SPLIT_COST;
+    let time = |s: u64| q.saturating_mul(kt) + kt.div_ceil(s) + fixed + per_split * (s - 1);
+    let most = (p / r).min(kt);
+    let best = if forced == Some(true) {
+        most
+    } else {
+        (2..=most).min_by_key(|&s| time(s)).unwrap_or(1)
+    };
+    if best >= 2 && (time(best) < whole || forced == Some(true)) {
+        let split = TailSplit {
+            tiles: r as u32,
+            splits: best as u32,
+        };
+        (time(best), split)
+    } else {
+        (whole, TailSplit::default())
+    }
+}
+
+/// Bytes of the workspace a launch of `cfg` on `ctas` CTAs with the tail split `split`
+/// takes (`sm90_gemm.cuh`): a zeroed u32 arrival counter per CTA, rounded up to 1 KiB, then
+/// one f32 tile of partial sums per part.
+///
+/// ```
+/// use ferrocute::gemm::geometry::{tail_split_workspace_bytes, TailSplit};
+/// use ferrocute::gemm::registry::PERSISTENT_KERNELS;
+/// // 4 tiles of 128x128 in 6 parts on 132 CTAs: 1 KiB of counters and 24 x 64 KiB.
+/// let split = TailSplit { tiles: 4, splits: 6 };
+/// assert_eq!(tail_split_workspace_bytes(&PERSISTENT_KERNELS[2].config, 132, split),
+///            1024 + 24 * 65536);
+/// ```
+pub fn tail_split_workspace_bytes(cfg: &KernelConfig, ctas: u32, split: TailSplit) -> u64 {
+    let parts = split.tiles as u64 * split.splits as u64;
+    (ctas as u64 * 4).div_ceil(1024) * 1024 + parts * cfg.tile_m as u64 * cfg.tile_n as u64 * 4
+}
+
+/// Largest `gridDim.x`.
+pub const MAX_GRID_X: u64 = i32::MAX as u64;
+/// Largest `gridDim.y` and `gridDim.z`.
+pub const MAX_GRID_YZ: u64 = 65535;
+
+/// Grid for a problem: `(ceil(m / tile_m), ceil(n / tile_n), batch)`, or for kernels that
+/// rasterise their own tiles `(ceil(m / tile_m) * ceil(n / tile_n), 1, batch)`; see
+/// [`GridKind`]. `splits` is the cluster size of [`GridKind::SplitK`] kernels (else 1).
+///
+/// ```
+/// use ferrocute::gemm::geometry::grid_dims;
+/// use ferrocute::gemm::registry::{SIMPLE_KERNEL, SMALL_M_KERNELS};
+/// assert_eq!(grid_dims(&SIMPLE_KERNEL, 130, 16, 2, 132, 1).unwrap(), (3, 1, 2));
+/// assert_eq!(grid_dims(&SMALL_M_KERNELS[0], 16, 4096, 1, 132, 4).unwrap(), (4, 64, 1));
+/// use ferrocute::gemm::registry::SKINNY_KERNELS;
+/// assert_eq!(grid_dims(&SKINNY_KERNELS[0], 16, 4096, 3, 132, 1).unwrap(), (256, 1, 3));
+/// ```
+pub fn grid_dims(
+    cfg: &KernelConfig,
+    m: i32,
+    n: i32,
+    batch: i32,
+    sm_count: u32,
+    splits: u32,
+) -> Result<(u32, u32, u32), Error> {
+    let tm = (m.max(0) as u64).div_ceil(cfg.tile_m.max(1) as u64);
+    let tn = (n.max(0) as u64).div_ceil(cfg.tile_n.max(1) as u64);
+    let b = batch.max(0) as u64;
+    let (gx, gy, gz) = match cfg.grid {
+        GridKind::Tiles2D => (tm, tn, b),
+        GridKind::Raster1D => (tm * tn, 1, b),
+        GridKind::Persistent => {
+            let c = cfg.cluster_m.max(1) as u64;
+            let units = tm.div_ceil(c) * tn * b;
+            (c * units.min((sm_count as u64 / c).max(1)), 1, 1)
+        }
+        GridKind::SplitK => (splits.max(1) as u64, tm * tn, b),
+        GridKind::Skinny => (tn, 1, b),
+    };
+    let check = |what, v: u64, limit: u64| {
+        if v > limit {
+            Err(Error::Overflow {
+                what,
+                value: v,
+                limit,
+            })
+        } else {
+            Ok(v as u32)
+        }
+    };
+    Ok((
+        check("grid.x (tiles)", gx, MAX_GRID_X)?,
+        check("grid.y (tiles)", gy, MAX_GRID_YZ)?,
+        check("grid.z (batch)", gz, MAX_GRID_YZ)?,
+    ))
+}
+
+/// The K splits (cluster size) of a [`GridKind::SplitK`] kernel: doubled while the CTAs
+/// stay within the SMs (64-row tiles) or half of them (128-row tiles), all the clusters fit
+/// on the GPU at once, and every split keeps at least 16 k-tiles, up to 8 (the portable
+/// cluster size). A cluster stays within one GPC, so clusters of 4 and 8 cannot use every
+/// SM: on an H100 (132 SMs) `cudaOccupancyMaxActiveClusters` gives 30 clusters of 4 and
+/// 15 of 8 at these kernels' shared memory, 120 CTAs, and a grid of more clusters runs a
+/// second wave at half speed (128x2048x4096: 890 GB/s in 32 clusters of 4, 1290 in 32 of
+/// 2); they are counted on 10/11 of the SMs here, and [`super::Gemm`] checks the split
+/// against the driver's count for the device at hand. Measured on an H100: splitting
+/// costs a cluster launch and a reduction through distributed shared memory; the 64-row
+/// tiles, with half the B bytes per CTA, gain from a full wave of CTAs, the 128-row tile
+/// only on long K with few tiles (BENCHMARKS.md). [`Overrides::split_k`](super::dispatch::Overrides::split_k)
+/// replaces it, for tuning.
+///
+/// ```
+/// use ferrocute::gemm::geometry::split_k;
+/// use ferrocute::gemm::registry::SMALL_M_KERNELS;
+/// let [rows64, m128, rows128] = [&SMALL_M_KERNELS[0], &SMALL_M_KERNELS[1], &SMALL_M_KERNELS[2]];
+/// assert_eq!(split_k(rows64, 16, 4096, 4096, 1, 132), 2);   // 64 tiles x 2 = 128 CTAs
+/// assert_eq!(split_k(rows64, 1, 64, 8192, 1, 132), 8);      // one tile, 128 k-tiles
+/// assert_eq!(split_k(rows64, 16, 4096, 1024, 1, 132), 1);   // 16 k-tiles: nothing to split
+/// assert_eq!(split_k(m128, 128, 8192, 8192, 1, 132), 1);    // 128 tiles
+/// assert_eq!(split_k(rows128, 16, 4096, 4096, 1, 132), 2);  // 32 tiles x 2 = 64 CTAs
+/// assert_eq!(split_k(rows128, 128, 4096, 4096, 1, 132), 1); // 64 tiles
+/// assert_eq!(split_k(m128, 128, 2048, 4096, 1, 132), 2);    // 32 clusters of 4 > 30
+/// assert_eq!(split_k(rows64, 64, 1024, 8192, 1, 132), 4);   // 16 clusters of 8 > 15
+/// ```
+pub fn split_k(cfg: &KernelConfig, m: i32, n: i32, k: i32, batch: i32, sm_count: u32) -> u32 {
+    if cfg.grid != GridKind::SplitK {
+        return 1;
+    }
+    let tiles = (m.max(0) as u64).div_ceil(cfg.tile_m.max(1) as u64)
+        * (n.max(0) as u64).div_ceil(cfg.tile_n.max(1) as u64)
+        * batch.max(1) as u64;
+    let k_tiles = (k.max(0) as u64).div_ceil(cfg.tile_k.max(1) as u64);
+    let wave = if cfg.tile_n == 64 { 1 } else { 2 };
+    let sms = sm_count as u64;
+    let resident_ctas = |cluster: u64| if cluster <= 2 { sms } else { sms * 10 / 11 };
+    let mut s = 1u64;
+    while s < 8
+        && 2 * wave * tiles * s <= sms
+        && tiles * 2 * s <= resident_ctas(2 * s)
+        && k_tiles >= 16 * 2 * s
+    {
+        s *= 2;
+    }
+    s as u32
+}

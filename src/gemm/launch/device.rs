@@ -1,0 +1,48 @@
+//! Probing the driver and opening devices, without panicking where there is none.
+
+use std::sync::Arc;
+
+use cudarc::driver::{result, sys, CudaContext, CudaStream};
+
+use super::driver_msg;
+use crate::gemm::error::Error;
+
+/// Whether the CUDA driver library can be loaded (no panic if not).
+fn driver_present() -> bool {
+    // # Safety
+    // - `is_culib_present` only tries `dlopen` on the candidate library names
+    //   and drops the handles; it touches no CUDA state.
+    unsafe { sys::is_culib_present() }
+}
+
+/// Opens device `ordinal` (primary context) and a new non-default stream.
+pub(crate) fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
+    if !driver_present() {
+        return Err(Error::NoDevice {
+            reason: "CUDA driver library (libcuda) not found".into(),
+        });
+    }
+    let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoDevice {
+        reason: format!("device {ordinal}: {e}"),
+    })?;
+    ctx.new_stream().map_err(|e| Error::Driver {
+        during: "stream creation",
+        reason: driver_msg(e),
+    })
+}
+
+/// Number of CUDA devices (0 with no driver).
+pub(crate) fn device_count() -> Result<usize, Error> {
+    if !driver_present() {
+        return Err(Error::NoDevice {
+            reason: "CUDA driver library (libcuda) not found".into(),
+        });
+    }
+    result::init().map_err(|e| Error::NoDevice {
+        reason: driver_msg(e),
+    })?;
+    let n = CudaContext::device_count().map_err(|e| Error::NoDevice {
+        reason: driver_msg(e),
+    })?;
+    Ok(n.max(0) as usize)
+}

@@ -1,0 +1,377 @@
+//! The kernel registry at run time: every kernel configuration the dispatcher can choose,
+//! with its launch geometry and requirements, built from the configuration types of
+//! `ferrocute_kernels` (so tile sizes, threads and shared memory are the ones the C++ was
+//! rendered from), and the embedded artifacts of each kernel module.
+//!
+//! Entry points are named `ferrocute_<name>_<am><bm>_<in>_<out>`, see [`kernel_name`].
+
+use ferrocute_kernels::registry::{SM80_GEMM, SM90_GEMM, SM90_SKINNY, SM90_SPLITK};
+use ferrocute_kernels::sm80::{
+    Sm80Config, Sm80_128x128x32S3, Sm80_128x128x32S3V1, Sm80_128x128x32S3V4, Sm80_128x256x32S4,
+    Sm80_64x64x32S3,
+};
+use ferrocute_kernels::sm90_gemm::{
+    Sm90Config, Sm90_128x128x64S6Pp, Sm90_128x192x64S4Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4C2,
+    Sm90_128x256x64S4Coop, Sm90_128x256x64S4St2,
+};
+use ferrocute_kernels::sm90_skinny::{Skinny16W16, Skinny16W8, SkinnyConfig};
+use ferrocute_kernels::sm90_splitk::{
+    SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
+};
+use ferrocute_kernels::ModuleArtifacts;
+
+include!(concat!(env!("OUT_DIR"), "/kernel_registry.rs"));
+
+/// The embedded artifacts of `module`.
+pub fn module_artifacts(module: &str) -> Option<&'static ModuleArtifacts> {
+    MODULE_ARTIFACTS.iter().find(|m| m.module == module)
+}
+
+/// How a kernel takes its arguments.
+///
+/// ```
+/// use ferrocute::gemm::registry::LaunchPath;
+/// assert_ne!(LaunchPath::Params, LaunchPath::TensorMaps);
+/// assert!(LaunchPath::TensorMapsAndD.tma() && !LaunchPath::Params.tma());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchPath {
+    /// One `GemmParams` by value (sm_80 CuTe kernels and the simple kernel).
+    Params,
+    /// `GemmParams` plus `CUtensorMap`s for A and B, encoded on the host with
+    /// `cuTensorMapEncodeTiled` (sm_90a split-K kernels).
+    TensorMaps,
+    /// As [`LaunchPath::TensorMaps`], plus one for D (the persistent sm_90a kernels, which
+    /// store a 16-bit D by TMA).
+    TensorMapsAndD,
+}
+
+impl LaunchPath {
+    /// Whether the kernel loads A and B by TMA.
+    pub const fn tma(self) -> bool {
+        matches!(self, LaunchPath::TensorMaps | LaunchPath::TensorMapsAndD)
+    }
+}
+
+/// Launch geometry and requirements of one kernel family.
+///
+/// ```
+/// use ferrocute::gemm::registry::SIMPLE_KERNEL;
+/// assert_eq!(SIMPLE_KERNEL.name, "gemm_simple");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelConfig {
+    /// The `<cfg>` part of the entry-point names.
+    pub name: &'static str,
+    /// PTX module (file `ptx/<module>.ptx`, embedded at build time).
+    pub module: &'static str,
+    /// Output rows (M) per thread block.
+    pub tile_m: u32,
+    /// Output columns (N) per thread block.
+    pub tile_n: u32,
+    /// K per main-loop step.
+    pub tile_k: u32,
+    /// Threads per block (1-D block).
+    pub threads: u32,
+    /// Dynamic shared memory per block, bytes (above 48 KiB the function
+    /// attribute is raised once when the kernel is loaded).
+    pub smem_bytes: u32,
+    /// Minimum compute capability `(major, minor)`.
+    pub min_arch: (i32, i32),
+    /// Leading dimensions and batch strides of A and B must be multiples of this many
+    /// elements, and their base pointers aligned to as many elements.
+    pub align_elems: usize,
+    /// Extent along each operand's unit-stride mode must be a multiple of
+    /// this (1 = no requirement, the kernel predicates residues).
+    pub extent_align_elems: usize,
+    /// How arguments are passed.
+    pub path: LaunchPath,
+    /// How output tiles map to thread blocks.
+    pub grid: GridKind,
+    /// CTAs per cluster along M for [`GridKind::Persistent`] kernels (1, or 2 when
+    /// M-adjacent tiles share their B tile by TMA multicast).
+    pub cluster_m: u32,
+    /// Whether the kernel can split the tiles of a part-empty last round along K
+    /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)): the persistent Hopper tiles without a cluster or a
+    /// staged epilogue.
+    pub can_split_tail: bool,
+}
+
+/// How a kernel maps its output tiles onto the grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GridKind {
+    /// `(tiles_m, tiles_n, batch)`.
+    Tiles2D,
+    /// `(tiles_m * tiles_n, 1, batch)`: the kernel rasterises tiles itself (L2 grouping).
+    Raster1D,
+    /// `(min(tiles_m * tiles_n * batch, SMs), 1, 1)`: persistent blocks walk all tiles. With
+    /// clusters of `c = cluster_m`: `(c * min(ceil(tiles_m / c) * tiles_n * batch, SMs / c), 1, 1)`.
+    Persistent,
+    /// `(splits, tiles_n * tiles_m, batch)` in clusters of `(splits, 1, 1)`: the CTAs of a
+    /// cluster split K and sum their partial tiles in distributed shared memory.
+    SplitK,
+    /// `(tiles_n, 1, batch)` for `m <= tile_m`: one CTA per 16 rows of N, its warps split K.
+    Skinny,
+}
+
+/// The table entry of an Ampere-class configuration type: geometry straight from the
+/// type's compile-time-checked constants.
+const fn sm80<C: Sm80Config>() -> KernelConfig {
+    KernelConfig {
+        name: C::NAME,
+        module: SM80_GEMM,
+        tile_m: C::TILE[0] as u32,
+        tile_n: C::TILE[1] as u32,
+        tile_k: C::TILE[2] as u32,
+        threads: C::THREADS as u32,
+        smem_bytes: C::SMEM_BYTES as u32,
+        min_arch: (8, 0),
+        align_elems: C::GMEM_VEC,
+        extent_align_elems: 1,
+        path: LaunchPath::Params,
+        grid: GridKind::Raster1D,
+        cluster_m: 1,
+        can_split_tail: false,
+    }
+}
+
+/// A Hopper table entry (sm_90a only: TMA + WGMMA, 16-byte aligned operands), launched
+/// with tensor maps for A and B.
+const fn hopper(
+    name: &'static str,
+    module: &'static str,
+    tile: [usize; 3],
+    threads: usize,
+    smem_bytes: usize,
+    grid: GridKind,
+    cluster_m: usize,
+) -> KernelConfig {
+    KernelConfig {
+        name,
+        module,
+        tile_m: tile[0] as u32,
+        tile_n: tile[1] as u32,
+        tile_k: tile[2] as u32,
+        threads: threads as u32,
+        smem_bytes: smem_bytes as u32,
+        min_arch: (9, 0),
+        align_elems: 8,
+        extent_align_elems: 1,
+        path: LaunchPath::TensorMaps,
+        grid,
+        cluster_m: cluster_m as u32,
+        can_split_tail: false,
+    }
+}
+
+/// The table entry of a Hopper configuration type (persistent TMA + WGMMA kernel).
+const fn sm90<C: Sm90Config>() -> KernelConfig {
+    KernelConfig {
+        path: LaunchPath::TensorMapsAndD,
+        can_split_tail: C::SCHEDULE <= 1 && C::CLUSTER_M == 1,
+        ..hopper(
+            C::NAME,
+            SM90_GEMM,
+            C::TILE,
+            C::THREADS,
+            C::SMEM_BYTES,
+            GridKind::Persistent,
+            C::CLUSTER_M,
+        )
+    }
+}
+
+/// The table entry of a Hopper small-tile configuration (K split over a cluster).
+const fn splitk<C: SplitKConfig>() -> KernelConfig {
+    hopper(
+        C::NAME,
+        SM90_SPLITK,
+        C::TILE,
+        C::THREADS,
+        C::SMEM_BYTES,
+        GridKind::SplitK,
+        1,
+    )
+}
+
+/// The table entry of a small-M configuration that streams B through registers: a Hopper
+/// entry (16x16 output tiles, 32 k per step) that takes `GemmParams` only, and reads rows
+/// that start on 8 bytes in place (in 8-byte halves where they do not start on 16).
+const fn skinny<C: SkinnyConfig>() -> KernelConfig {
+    KernelConfig {
+        path: LaunchPath::Params,
+        align_elems: 4,
+        ..hopper(
+            C::NAME,
+            SM90_SKINNY,
+            [16, 16, 32],
+            C::THREADS,
+            C::SMEM_BYTES,
+            GridKind::Skinny,
+            1,
+        )
+    }
+}
+
+/// Kernels for `m <= 16` with a K-major B, `k % 4 == 0` and at most [`SKINNY_MAX_B`](super::dispatch::SKINNY_MAX_B)
+/// elements of B (any number where rows start on 8 bytes only), which stream B through
+/// registers (A K- or M-major): the 8-warp CTA where there is a CTA
+/// per SM, else the 16-warp one (twice the loads in flight per CTA).
+pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>(), skinny::<Skinny16W16>()];
+
+/// Kernels for small problems: `m <= 128`, or under half a wave of the 128x128 Hopper tile.
+/// First the 64-row tiles, smallest M first: for `m <= 128` the first that holds all of M
+/// wins, so each N tile reads B once. Last the 128-row tile, for problems with more M.
+pub static SMALL_M_KERNELS: &[KernelConfig] = &[
+    splitk::<SplitK64x64x64S13>(),
+    splitk::<SplitK128x64x64S9>(),
+    splitk::<SplitK64x128x64S9>(),
+];
+
+/// A persistent Hopper tile as the dispatcher weighs it: the time of a problem is taken as
+/// the tiles each SM runs (`ceil(tiles / SMs)`) times the tile's area times `cost`, the
+/// measured time per 128x128 tile's worth of work relative to the pingpong 128x128 tile, in
+/// thousandths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Weighed {
+    /// The kernel.
+    pub config: KernelConfig,
+    /// Relative time per unit of tile area, in thousandths.
+    pub cost: u64,
+    /// The kernel is weighed only from this K on.
+    pub min_k: i32,
+    /// Whether the weighing splits a part-empty last round along K on this tile
+    /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks); [`Overrides::tail_split`](super::dispatch::Overrides::tail_split) splits on every tile that can).
+    pub split_tail: bool,
+}
+
+/// The persistent Hopper tiles, weighed against each other for every problem that fills
+/// the GPU (first wins a tie). Measured on an H100 (BENCHMARKS.md):
+/// - the cooperative 128x256 tile with 4 stages moves 0.75x the L2 bytes per flop of the
+///   pingpong 128x128 tile and pays on a power-capped GPU once the main loop is long
+///   (`k >= LONG_K`); its consumers hand each tile's D to the TMA and start the next tile;
+/// - the pingpong 128x192 tile moves 0.83x the bytes, 3-9% faster than the 128x128 tile at
+///   8192x8192x1024 and 6144x6144x2048, where both put about the same tile area on each SM,
+///   and its tiles quantise differently: 3072³ runs 384 of them, 2.9 per SM, against 576
+///   128x128 tiles, 4.4 per SM (0.89 -> 0.96-0.99 of cuBLAS), 1536³ 96 against 144
+///   (0.68-0.76 -> 0.80-0.90); it also beats the 128x256 tile at 8192³ (1.01-1.04 against
+///   0.98-1.01);
+/// - the pingpong 128x128 tile, with the finest grain, wins where the others would leave a
+///   wave part-empty (2048³: 2 tiles per SM against 2 of 1.5 the size).
+pub static PERSISTENT_KERNELS: &[Weighed] = &[
+    Weighed {
+        config: sm90::<Sm90_128x256x64S4Coop>(),
+        cost: 960,
+        min_k: LONG_K,
+        split_tail: true,
+    },
+    Weighed {
+        config: sm90::<Sm90_128x192x64S4Pp>(),
+        cost: 970,
+        min_k: 1,
+        split_tail: false,
+    },
+    Weighed {
+        config: sm90::<Sm90_128x128x64S6Pp>(),
+        cost: 1000,
+        min_k: 1,
+        split_tail: true,
+    },
+];
+
+/// The K from which the cooperative 128x256 tile is weighed ([`PERSISTENT_KERNELS`]).
+pub const LONG_K: i32 = 4096;
+
+/// Fast kernels, in order of preference: the Hopper 128x128 tile, then three Hopper 128x256
+/// tiles that never come first, as they measured no faster than the weighed cooperative
+/// tile ([`PERSISTENT_KERNELS`]): with 2-CTA
+/// clusters (TMA multicast of B), and with the staged epilogue (3 stages, or 4 with the
+/// repacking in two halves); they are there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
+pub static FAST_KERNELS: &[KernelConfig] = &[
+    sm90::<Sm90_128x128x64S6Pp>(),
+    sm90::<Sm90_128x256x64S4C2>(),
+    sm90::<Sm90_128x256x64S3St>(),
+    sm90::<Sm90_128x256x64S4St2>(),
+    sm80::<Sm80_128x256x32S4>(),
+    sm80::<Sm80_128x128x32S3>(),
+    sm80::<Sm80_64x64x32S3>(),
+    sm80::<Sm80_128x128x32S3V4>(),
+    sm80::<Sm80_128x128x32S3V1>(),
+];
+
+/// The simple fallback kernel (`ferrocute_gemm_simple_*`): any alignment,
+/// any `k` including 0; 64x64 output tiles, 256 threads.
+pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
+    name: "gemm_simple",
+    module: SM80_GEMM,
+    tile_m: 64,
+    tile_n: 64,
+    tile_k: 16,
+    threads: 256,
+    smem_bytes: 0,
+    min_arch: (8, 0),
+    align_elems: 1,
+    extent_align_elems: 1,
+    path: LaunchPath::Params,
+    grid: GridKind::Tiles2D,
+    cluster_m: 1,
+    can_split_tail: false,
+};
+
+/// The repacking copies (`src/kernels/repack.cuh`, entry points [`repack_entry`])
+/// of operands TMA cannot read, or 16-byte stores cannot write, in place
+/// ([`super::Repacking`]): 256 threads per block, the blocks of one copy striding over its
+/// rows, one grid row per copy. Module and launch are the simple kernel's (sm80 module,
+/// 256 threads, no shared memory, no cluster, any alignment).
+pub static REPACK_KERNEL: KernelConfig = KernelConfig {
+    name: "repack",
+    tile_m: 1,
+    tile_n: 1,
+    tile_k: 1,
+    ..SIMPLE_KERNEL
+};
+
+/// The entry point of [`REPACK_KERNEL`] for elements of `elem_bytes` bytes (2 or 4).
+///
+/// ```
+/// assert_eq!(ferrocute::gemm::registry::repack_entry(4), "ferrocute_repack_b32");
+/// ```
+pub fn repack_entry(elem_bytes: u64) -> &'static str {
+    if elem_bytes == 4 {
+        "ferrocute_repack_b32"
+    } else {
+        "ferrocute_repack_b16"
+    }
+}
+
+/// Entry-point name: `ferrocute_<cfg>_<am><bm>_<in>_<out>`, `am` in {k,m}, `bm` in {k,n}.
+///
+/// ```
+/// use ferrocute::gemm::registry::{kernel_name, SIMPLE_KERNEL};
+/// assert_eq!(kernel_name(&SIMPLE_KERNEL, true, false, "bf16", "f32"),
+///            "ferrocute_gemm_simple_kn_bf16_f32");
+/// ```
+pub fn kernel_name(
+    cfg: &KernelConfig,
+    a_k_major: bool,
+    b_k_major: bool,
+    input: &str,
+    output: &str,
+) -> String {
+    let am = if a_k_major { 'k' } else { 'm' };
+    let bm = if b_k_major { 'k' } else { 'n' };
+    format!("ferrocute_{}_{am}{bm}_{input}_{output}", cfg.name)
+}
+
+/// Whether a GPU of compute capability `cc` can run `cfg`: its module has a cubin for that
+/// GPU or PTX it can JIT-compile, and the GPU meets the configuration's minimum.
+///
+/// ```
+/// use ferrocute::gemm::registry::{runs_on, FAST_KERNELS, SIMPLE_KERNEL};
+/// assert!(runs_on(&SIMPLE_KERNEL, (8, 6)) && runs_on(&SIMPLE_KERNEL, (12, 0)));
+/// assert!(runs_on(&FAST_KERNELS[0], (9, 0)) && !runs_on(&FAST_KERNELS[0], (10, 0)));
+/// assert!(!runs_on(&SIMPLE_KERNEL, (7, 5)));
+/// ```
+pub fn runs_on(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
+    cc >= cfg.min_arch && module_artifacts(cfg.module).is_some_and(|m| m.for_device(cc).is_some())
+}

@@ -1,0 +1,398 @@
+//! Repacking: A or B copied into the handle's workspace with rows on 128-byte lines, so
+//! that the Hopper TMA kernels can read an operand whose base, leading dimension or batch
+//! stride is not a multiple of 16 bytes (an odd vocabulary size, a 100-row M-major A), and
+//! D written there for a C that cannot take 16-byte stores. Without it such operands take
+//! the Ampere-class tile with 8-byte or element reads, at 0.18–0.90 of cuBLAS on an H100
+//! (BENCHMARKS.md).
+//!
+//! A pure function of the plan, testable without a GPU: [`repack`] says what to copy and
+//! how large the workspace must be, [`Repack::apply`] rewrites the plan to read the copies.
+
+use super::plan::{KernelOperand, Plan};
+
+/// When [`super::Gemm`] copies misaligned operands through its workspace.
+///
+/// ```
+/// use ferrocute::gemm::Repacking;
+/// assert_eq!(Repacking::default(), Repacking::Auto);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Repacking {
+    /// Never: misaligned operands are read and written in place by the Ampere-class tiles
+    /// and the kernels' element-wise stores, and no workspace is allocated.
+    Never,
+    /// Whenever the copies let a TMA kernel run (default). Measured on an H100 from
+    /// m = 1 to 8200, every repacked problem ran 1.9–5.1x faster than in place
+    /// (BENCHMARKS.md).
+    #[default]
+    Auto,
+}
+
+/// Rows in the workspace start every multiple of this many bytes: TMA needs 16, and whole
+/// 128-byte lines per box row keep its loads and stores on one line each.
+const ROW_ALIGN: u64 = 128;
+
+/// Workspace offsets are multiples of this many bytes.
+const WORKSPACE_ALIGN: u64 = 256;
+
+/// At most this many copies per operand (one per batch, each a row of the copy kernel's
+/// grid).
+const MAX_COPIES: u64 = 16;
+
+/// `count` strided copies (one per batch, where batches do not lie a whole number of rows
+/// apart; else one) of `height` rows of `width` bytes, from rows `src_pitch` bytes apart
+/// to rows `dst_pitch` bytes apart, the next copy `src_step` / `dst_step` bytes further on.
+/// In a [`Repack`], the workspace side (`dst` of an input's copy, `src` of D's) is an
+/// offset from the workspace's start; [`Repack::copies`] makes it an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Copy2D {
+    /// Source of the first row.
+    pub src: u64,
+    /// Bytes between source rows.
+    pub src_pitch: u64,
+    /// Destination of the first row.
+    pub dst: u64,
+    /// Bytes between destination rows.
+    pub dst_pitch: u64,
+    /// Bytes per row (the operand's unit-stride extent).
+    pub width: u64,
+    /// Rows per copy (the operand's other extent; with batches a whole number of rows
+    /// apart, all of their rows, gaps included).
+    pub height: u64,
+    /// Copies (1, or the batch count).
+    pub count: u64,
+    /// Bytes from one copy's source to the next's.
+    pub src_step: u64,
+    /// Bytes from one copy's destination to the next's.
+    pub dst_step: u64,
+    /// Bytes per element (2 or 4).
+    pub elem_bytes: u64,
+}
+
+/// The workspace copy of one operand: how it is copied and how the kernel reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RepackedOperand {
+    /// The copy, its workspace side as an offset.
+    pub copy: Copy2D,
+    /// Offset of the copy's first element in the workspace.
+    pub offset: u64,
+    /// Leading dimension of the copy (elements).
+    pub ld: i64,
+    /// Elements between the copy's batches (0: broadcast).
+    pub batch_stride: i64,
+}
+
+/// What one problem stages: copies of the kernel's A and B into the workspace before the
+/// GEMM, and D written to the workspace and copied out to C after it (`None`: in place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Repack {
+    /// `plan.a`, `plan.b` and `plan.d`.
+    pub operands: [Option<RepackedOperand>; 3],
+    /// Workspace bytes the copies need.
+    pub workspace_bytes: u64,
+}
+
+impl Repack {
+    /// `plan` with each repacked operand read (A, B) or written (D) in a workspace at `base`.
+    ///
+    /// ```
+    /// use ferrocute::gemm::{plan, repack, GemmDesc, Order, MatShape, OperandDesc, Repacking};
+    /// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+    /// // A and C are 100 x 4096 column-major (ld 100: 200 bytes, not a multiple of 16).
+    /// let p = plan(&GemmDesc { a: d(100, 4096, Order::ColMajor, 0x10000),
+    ///     b: d(4096, 4096, Order::ColMajor, 0x1000000), c: d(100, 4096, Order::ColMajor, 0x8000000),
+    ///     in_bytes: 2, out_bytes: 2 }).unwrap();
+    /// let s = repack(&p, Repacking::Auto).unwrap();
+    /// assert_eq!(s.repacked(), [true, false, true]);
+    /// let q = s.apply(&p, 0x40000000);
+    /// // Rows of whole 128-byte lines: ld 100 -> 128 for A and D.
+    /// assert_eq!((q.a.ptr, q.a.ld, q.d.ld), (0x40000000, 128, 128));
+    /// assert_eq!(q.d.ptr, 0x40000000 + 128 * 4096 * 2);
+    /// assert_eq!((q.b, q.c), (p.b, p.c));
+    /// // D goes out to C after the GEMM.
+    /// let [_, _, out] = s.copies(0x40000000);
+    /// assert_eq!((out.unwrap().src, out.unwrap().dst), (q.d.ptr, p.c.ptr));
+    /// ```
+    pub fn apply(&self, plan: &Plan, base: u64) -> Plan {
+        let mut out = *plan;
+        for (o, repacked) in [&mut out.a, &mut out.b, &mut out.d]
+            .into_iter()
+            .zip(self.operands)
+        {
+            if let Some(s) = repacked {
+                o.ptr = base + s.offset;
+                o.ld = s.ld;
+                o.batch_stride = s.batch_stride;
+            }
+        }
+        out
+    }
+
+    /// The copies with a workspace at `base`: A's and B's (before the GEMM), then D's
+    /// (after it).
+    pub fn copies(&self, base: u64) -> [Option<Copy2D>; 3] {
+        let [a, b, d] = self.operands;
+        let into = |s: RepackedOperand| Copy2D {
+            dst: base + s.copy.dst,
+            ..s.copy
+        };
+        [
+            a.map(into),
+            b.map(into),
+            d.map(|s| Copy2D {
+                src: base + s.copy.src,
+                ..s.copy
+            }),
+        ]
+    }
+
+    /// Which of the kernel's A, B and D are repacked.
+    pub fn repacked(&self) -> [bool; 3] {
+        self.operands.map(|s| s.is_some())
+    }
+
+    /// The same repacking with D written in place: `None` when neither A nor B is repacked.
+    /// (D comes last in the workspace, so its offset is where the rest ends.)
+    pub fn without_d(&self) -> Option<Repack> {
+        let [a, b, d] = self.operands;
+        (a.is_some() || b.is_some()).then_some(Repack {
+            operands: [a, b, None],
+            workspace_bytes: d.map_or(self.workspace_bytes, |d| d.offset),
+        })
+    }
+}
+
+/// The workspace copy of one operand that TMA (A, B) or 16-byte stores (D) cannot use in
+/// place, or `Ok(None)` where they can; `Err(())` where it cannot be repacked (more than
+/// [`MAX_COPIES`] batches that do not lie a few whole rows apart). The workspace side is
+/// at offset 0.
+fn operand_copy(o: &KernelOperand, outer: u64, batch: u64) -> Result<Option<RepackedOperand>, ()> {
+    let eb = o.elem_bytes as u64;
+    if eb == 0 || 16 % eb != 0 {
+        return Err(());
+    }
+    if o.fast_aligned((16 / eb) as usize, 1, batch > 1) {
+        return Ok(None);
+    }
+    let (ld, bs) = (o.ld as u64, o.batch_stride as u64);
+    let row = ROW_ALIGN / eb;
+    let ws_ld = (o.contiguous_extent as u64).div_ceil(row) * row;
+    let mut c = Copy2D {
+        src: o.ptr,
+        src_pitch: ld * eb,
+        dst: 0,
+        dst_pitch: ws_ld * eb,
+        width: o.contiguous_extent as u64 * eb,
+        height: outer,
+        count: 1,
+        src_step: 0,
+        dst_step: 0,
+        elem_bytes: eb,
+    };
+    let mut ws_bs = if bs == 0 { 0 } else { ws_ld * outer };
+    if batch > 1 && bs != 0 {
+        if bs % ld == 0 && (bs / ld).saturating_sub(outer) * (batch - 1) <= outer {
+            // One copy over every batch's rows and the few rows between them.
+            let rows = bs / ld;
+            c.height = (batch - 1) * rows + outer;
+            ws_bs = rows * ws_ld;
+        } else if batch <= MAX_COPIES {
+            c.count = batch;
+            c.src_step = bs * eb;
+            c.dst_step = ws_ld * outer * eb;
+        } else {
+            return Err(());
+        }
+    }
+    Ok(Some(RepackedOperand {
+        copy: c,
+        offset: 0,
+        ld: ws_ld as i64,
+        batch_stride: ws_bs as i64,
+    }))
+}
+
+/// What to repack for `plan` under `repacking`: `None` when nothing needs it, the policy
+/// declines, or an operand cannot be repacked. A and B are repacked where TMA cannot read them
+/// (base, leading dimension or batch stride not a multiple of 16 bytes), D where C does
+/// not allow 16-byte stores. Whether a TMA kernel then runs is for the dispatcher to say
+/// ([`super::dispatch::dispatch_plan`] on [`Repack::apply`]'s plan).
+///
+/// ```
+/// use ferrocute::gemm::{plan, repack, GemmDesc, Order, MatShape, OperandDesc, Repacking};
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let p = |m: usize, n: usize, k: usize| plan(&GemmDesc { a: d(m, k, Order::RowMajor, 0x10000),
+///     b: d(k, n, Order::ColMajor, 0x10000000), c: d(m, n, Order::ColMajor, 0x30000000),
+///     in_bytes: 2, out_bytes: 2 }).unwrap();
+/// // 4100^3: ld 4100 (8200 bytes) for A, B and C.
+/// let s = repack(&p(4100, 4100, 4100), Repacking::Auto).unwrap();
+/// assert_eq!(s.repacked(), [true, true, true]);
+/// let a = s.operands[0].unwrap();
+/// assert_eq!((a.ld, a.copy.dst_pitch, a.copy.height), (4160, 4160 * 2, 4100));
+/// assert_eq!(s.operands[1].unwrap().offset, (4100u64 * 4160 * 2).div_ceil(256) * 256);
+/// assert_eq!(repack(&p(4100, 4100, 4100), Repacking::Never), None);
+/// // Aligned operands need no copy.
+/// assert_eq!(repack(&p(4096, 4096, 4096), Repacking::Auto), None);
+/// ```
+pub fn repack(plan: &Plan, repacking: Repacking) -> Option<Repack> {
+    if repacking == Repacking::Never || plan.is_noop() || plan.k <= 0 {
+        return None;
+    }
+    // The copy kernel moves 16-bit inputs (the TMA kernels' bf16 and f16).
+    if plan.a.elem_bytes != 2 || plan.b.elem_bytes != 2 {
+        return None;
+    }
+    let batch = plan.batch.max(1) as u64;
+    let (m, n, k) = (plan.m as u64, plan.n as u64, plan.k as u64);
+    let outer = [
+        if plan.a.k_major { m } else { k },
+        if plan.b.k_major { n } else { k },
+        n,
+    ];
+    let mut operands = [
+        operand_copy(&plan.a, outer[0], batch).ok()?,
+        operand_copy(&plan.b, outer[1], batch).ok()?,
+        operand_copy(&plan.d, outer[2], batch).ok()?,
+    ];
+    if operands.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut bytes = 0u64;
+    for (i, s) in operands.iter_mut().enumerate() {
+        let Some(s) = s else { continue };
+        s.offset = bytes;
+        if i < 2 {
+            s.copy.dst = bytes;
+        } else {
+            // D: the kernel writes the workspace, the copy takes it out to C.
+            let c = s.copy;
+            s.copy = Copy2D {
+                src: bytes,
+                src_pitch: c.dst_pitch,
+                dst: c.src,
+                dst_pitch: c.src_pitch,
+                src_step: c.dst_step,
+                dst_step: c.src_step,
+                ..c
+            };
+        }
+        let size = (s.ld as u64 * s.copy.elem_bytes)
+            .checked_mul(s.copy.height)?
+            .checked_mul(s.copy.count)?;
+        bytes = (bytes.checked_add(size)?).div_ceil(WORKSPACE_ALIGN) * WORKSPACE_ALIGN;
+    }
+    Some(Repack {
+        operands,
+        workspace_bytes: bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::{plan, GemmDesc, MatShape, OperandDesc, Order};
+
+    /// A `m x k` row-major A (K-major, ld `k + pad`), an aligned column-major B and C,
+    /// each in `batch` matrices, A's `extra` elements apart beyond its rows.
+    fn problem(m: usize, n: usize, k: usize, pad: usize, batch: usize, extra: usize) -> Plan {
+        let mut a = MatShape::packed(m, k, Order::RowMajor);
+        a.ld = k + pad;
+        a.batch = batch;
+        a.batch_stride = a.ld * m + extra;
+        let mut b = MatShape::packed(k, n, Order::ColMajor);
+        b.ld = k.div_ceil(8) * 8;
+        b.batch = batch;
+        b.batch_stride = b.ld * n;
+        let mut c = MatShape::packed(m, n, Order::ColMajor);
+        c.ld = m.div_ceil(8) * 8;
+        c.batch = batch;
+        c.batch_stride = c.ld * n;
+        let op = |shape: MatShape, ptr| OperandDesc {
+            shape,
+            len: shape.batch_stride * batch,
+            ptr,
+        };
+        plan(&GemmDesc {
+            a: op(a, 0x1000_0000),
+            b: op(b, 0x4000_0000),
+            c: op(c, 0x8000_0000),
+            in_bytes: 2,
+            out_bytes: 2,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn packed_batches_are_one_copy() {
+        let p = problem(1000, 512, 1001, 0, 3, 0);
+        let s = repack(&p, Repacking::Auto).unwrap();
+        assert_eq!(s.repacked(), [true, false, false]);
+        let a = s.operands[0].unwrap();
+        assert_eq!((a.copy.count, a.copy.height, a.copy.width), (1, 3000, 2002));
+        assert_eq!((a.ld, a.batch_stride), (1024, 1024 * 1000));
+        let q = s.apply(&p, 1 << 32);
+        assert_eq!((q.a.ld, q.a.batch_stride), (1024, 1024 * 1000));
+        assert!(q.a.fast_aligned(8, 1, true) && q.b == p.b && q.d == p.d);
+    }
+
+    #[test]
+    fn batches_a_few_rows_apart_are_one_copy_with_the_gaps() {
+        let p = problem(1000, 512, 1001, 0, 3, 2 * 1001);
+        let a = repack(&p, Repacking::Auto).unwrap().operands[0].unwrap();
+        assert_eq!((a.copy.count, a.copy.height), (1, 2 * 1002 + 1000));
+        assert_eq!(a.batch_stride, 1002 * 1024);
+    }
+
+    #[test]
+    fn other_batch_strides_copy_each_batch() {
+        let p = problem(1000, 512, 1001, 0, 3, 8);
+        let s = repack(&p, Repacking::Auto).unwrap();
+        let a = s.operands[0].unwrap();
+        assert_eq!((a.copy.count, a.copy.height), (3, 1000));
+        assert_eq!(
+            (a.copy.src_step, a.copy.dst_step),
+            ((1001 * 1000 + 8) * 2, 1024 * 1000 * 2)
+        );
+        assert_eq!(
+            s.workspace_bytes,
+            (3 * 1024 * 1000 * 2u64).div_ceil(256) * 256
+        );
+        // Past MAX_COPIES such batches are not repacked.
+        assert_eq!(
+            repack(&problem(64, 64, 63, 0, 17, 8), Repacking::Auto),
+            None
+        );
+    }
+
+    #[test]
+    fn d_is_written_to_the_workspace_and_copied_out() {
+        let mut p = problem(1000, 512, 1001, 0, 1, 0);
+        p.c.ld = 1001;
+        p.d = p.c;
+        let s = repack(&p, Repacking::Auto).unwrap();
+        assert_eq!(s.repacked(), [true, false, true]);
+        let (a, d) = (s.operands[0].unwrap(), s.operands[2].unwrap());
+        assert_eq!(d.offset, (1000 * 1024 * 2u64).div_ceil(256) * 256);
+        assert_eq!((d.ld, d.copy.src, d.copy.dst), (1024, d.offset, p.c.ptr));
+        assert_eq!((d.copy.src_pitch, d.copy.dst_pitch), (1024 * 2, 1001 * 2));
+        assert_eq!(a.copy.dst, 0);
+        let [ca, cb, cd] = s.copies(1 << 32);
+        assert_eq!(
+            (ca.unwrap().dst, cb, cd.unwrap().src),
+            (1 << 32, None, (1 << 32) + d.offset)
+        );
+        let q = s.apply(&p, 1 << 32);
+        assert_eq!((q.c, q.d.ptr, q.d.ld), (p.c, (1 << 32) + d.offset, 1024));
+        let w = s.without_d().unwrap();
+        assert_eq!(
+            (w.repacked(), w.workspace_bytes),
+            ([true, false, false], d.offset)
+        );
+        assert_eq!(w.apply(&p, 1 << 32).d, p.d);
+        // D alone is not repacked without A or B.
+        let mut only_d = problem(1000, 512, 1000, 0, 1, 0);
+        only_d.c.ld = 1001;
+        only_d.d = only_d.c;
+        assert_eq!(repack(&only_d, Repacking::Auto).unwrap().without_d(), None);
+    }
+}

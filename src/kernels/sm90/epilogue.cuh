@@ -1,0 +1,317 @@
+// ferrocute sm90 GEMM, part of sm90_gemm.cuh: the epilogues of one consumer warpgroup's 64-row
+// slab, the general one through f32 staging (epilogue_rows64, store_rows8), the 16-bit
+// stmatrix one (epilogue_rows64_16bit), the TMA store of D (tma_epilogue_pass) and the choice
+// between them (epilogue_slab). Separate because they depend only on the accumulator
+// fragment, not on how the main loop produced it; sm90_splitk.cuh uses store_rows8 and vec_ok.
+#pragma once
+
+#include <cuda.h>   // CUtensorMap
+#include <stdint.h>
+
+#include <cute/tensor.hpp>
+#include <cute/arch/copy_sm90_tma.hpp>
+#include <cutlass/numeric_types.h>
+
+#include "../gemm_params.h"
+#include "arch.cuh"
+#include "config.cuh"
+
+namespace ferrocute {
+namespace sm90 {
+
+using namespace cute;
+
+template <class T> struct OutOps;
+template <> struct OutOps<float> {
+  __device__ static float to(float x) { return x; }
+  __device__ static float from(float x) { return x; }
+};
+template <> struct OutOps<cutlass::bfloat16_t> {
+  __device__ static cutlass::bfloat16_t to(float x) { return cutlass::bfloat16_t(x); }
+  __device__ static float from(cutlass::bfloat16_t x) { return float(x); }
+};
+template <> struct OutOps<cutlass::half_t> {
+  __device__ static cutlass::half_t to(float x) { return cutlass::half_t(x); }
+  __device__ static float from(cutlass::half_t x) { return float(x); }
+};
+
+// Stores 8 consecutive rows (M, unit stride in D) of one column: D = alpha*v + beta*C,
+// 16-byte accesses when the 8 rows are inside M and the pointers and strides allow it.
+template <class Out>
+__device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int64_t doff, int64_t coff,
+                                            GemmParams const& p, bool d_vec, bool c_vec) {
+  const int M = p.m;
+  Out* dptr = reinterpret_cast<Out*>(p.d);
+  const Out* cptr = reinterpret_cast<const Out*>(p.c);
+  CUTE_UNROLL
+  for (int e = 0; e < 8; ++e) v[e] *= p.alpha;
+  const bool full_vec = (gm + 8 <= M);
+  if (p.beta != 0.0f) {
+    if (full_vec && c_vec) {
+      alignas(16) Out cv[8];
+      CUTE_UNROLL
+      for (int q = 0; q < int(sizeof(cv) / 16); ++q)
+        reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr + coff)[q];
+      CUTE_UNROLL
+      for (int e = 0; e < 8; ++e) v[e] += p.beta * OutOps<Out>::from(cv[e]);
+    } else {
+      CUTE_UNROLL
+      for (int e = 0; e < 8; ++e)
+        if (gm + e < M) v[e] += p.beta * OutOps<Out>::from(cptr[coff + e]);
+    }
+  }
+  if (full_vec && d_vec) {
+    alignas(16) Out ov[8];
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
+    CUTE_UNROLL
+    for (int q = 0; q < int(sizeof(ov) / 16); ++q)
+      reinterpret_cast<uint4*>(dptr + doff)[q] = reinterpret_cast<const uint4*>(ov)[q];
+  } else {
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e)
+      if (gm + e < M) dptr[doff + e] = OutOps<Out>::to(v[e]);
+  }
+}
+
+// Whether D (resp. C) allows 16-byte stores of 8 rows.
+template <class Out>
+__device__ __forceinline__ bool vec_ok(const void* ptr, int64_t ld, int64_t batch_stride) {
+  return ((reinterpret_cast<uintptr_t>(ptr) & 15) == 0) && (ld % 8 == 0) && (batch_stride % 8 == 0);
+}
+
+// ---------------------------------------------------------------------------------
+// Epilogue of one 64-row slab (one m64nBNk16 accumulator fragment, BN/2 floats per thread)
+// of one consumer warpgroup: registers -> padded smem staging (EpiN columns at a time) ->
+// 16-byte global stores of 8 consecutive rows (D is column-major, M unit stride).
+// Uses named barrier bar_id over the 128 threads of the warpgroup.
+// ---------------------------------------------------------------------------------
+template <int BN, int EpiN, class Out, class Frag>
+__device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int bar_id, int wtid,
+                                                int m_base, int n_base, int64_t l,
+                                                GemmParams const& p, bool d_vec, bool c_vec) {
+  const int M = p.m, N = p.n;
+  const int lane = wtid % 32, wwarp = wtid / 32;
+  // Fragment of m64nBNk16 (f32): value i = v0 + 2*v1 + 4*j  ->
+  //   row = 16*warp + lane/4 + 8*v1,  col = 8*j + 2*(lane%4) + v0
+  const int frag_row = 16 * wwarp + lane / 4;
+  const int frag_col = 2 * (lane % 4);
+  CUTE_UNROLL
+  for (int c = 0; c < BN / EpiN; ++c) {
+    // registers -> staging (column-major, conflict-free with kEpiLd = 68)
+    CUTE_UNROLL
+    for (int j = 0; j < EpiN / 8; ++j) {
+      CUTE_UNROLL
+      for (int v1 = 0; v1 < 2; ++v1) {
+        CUTE_UNROLL
+        for (int v0 = 0; v0 < 2; ++v0) {
+          const int i = v0 + 2 * v1 + 4 * (c * (EpiN / 8) + j);
+          stg[(8 * j + frag_col + v0) * kEpiLd + frag_row + 8 * v1] = acc(i);
+        }
+      }
+    }
+    named_bar_sync(bar_id, 128);
+    // staging -> global, 8 consecutive rows (M, unit stride in D) per access
+    CUTE_UNROLL
+    for (int it = 0; it < (8 * EpiN) / 128; ++it) {
+      const int item = wtid + 128 * it;
+      const int mb = item % 8;
+      const int col = item / 8;
+      const int gm = m_base + mb * 8;
+      const int gn = n_base + c * EpiN + col;
+      if (gn < N && gm < M) {
+        const float4 lo = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8]);
+        const float4 hi = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8 + 4]);
+        float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        store_rows8<Out>(v, gm, l * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
+                         l * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec, c_vec);
+      }
+    }
+    named_bar_sync(bar_id, 128);
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Fast epilogue of one 64-row slab, for beta == 0 and a 16-bit D whose columns allow
+// 16-byte stores: each warp converts its own 16 rows to 16 bits, transposes them through
+// 2 KiB of shared memory with stmatrix.trans (64 columns x 32 bytes; no warpgroup barrier)
+// and stores 8 consecutive rows of one column per 16-byte access. Half the staging bytes
+// and an eighth of the shared-memory instructions of epilogue_rows64.
+// ---------------------------------------------------------------------------------
+static constexpr int kWarpStageBytes = 2048;   // per consumer warp: 16 rows x 64 columns x 2 B
+static constexpr int kWarpSliceBytes = kWarpStageBytes + kSlicePad;
+
+template <class Out>
+__device__ __forceinline__ uint32_t pack16x2(float lo, float hi) {
+  return uint32_t(OutOps<Out>::to(lo).raw()) | (uint32_t(OutOps<Out>::to(hi).raw()) << 16);
+}
+
+// Writes the 16-column groups [q0, q0 + NQ) (q0 a constant once unrolled) of this warp's
+// 16 rows of an m64nBNk16 fragment, times alpha, as 16-bit values into shared memory, one
+// stmatrix.x4.trans per group: lane t addresses row t%8 of matrix t/8, which with .trans is
+// column 8*(t/16) + t%8 of the group and 8 M-values (16 bytes) of row half (t/8)%2; its
+// address for group q0 + q is lane_addr + q*QStep (slice_lane_addr, swizzled_lane_addr).
+// (Fragment value v0 + 2*v1 + 4*j is row lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0.)
+template <int NQ, int QStep, class Out, class Frag>
+__device__ __forceinline__ void stmatrix_cols(Frag const& acc, int q0, uint32_t lane_addr,
+                                              float alpha) {
+  CUTE_UNROLL
+  for (int q = 0; q < NQ; ++q) {
+    uint32_t r[4];
+    CUTE_UNROLL
+    for (int mtx = 0; mtx < 4; ++mtx) {
+      const int i = 4 * (2 * (q0 + q) + mtx / 2) + 2 * (mtx % 2);
+      r[mtx] = pack16x2<Out>(alpha * acc(i), alpha * acc(i + 1));
+    }
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 ::"r"(lane_addr + uint32_t(q * QStep)), "r"(r[0]), "r"(r[1]), "r"(r[2]),
+                 "r"(r[3])
+                 : "memory");
+  }
+}
+
+// stmatrix_cols's lane address (QStep 512) for a warp's slice at sbase: column c of its 16
+// rows at c*32 bytes, row r at 2*r.
+__device__ __forceinline__ uint32_t slice_lane_addr(uint32_t sbase, int lane) {
+  return sbase + uint32_t((8 * (lane / 16) + lane % 8) * 32 + ((lane / 8) % 2) * 16);
+}
+
+// stmatrix_cols's lane address (QStep 2048) for warp `warp` of a warpgroup whose 64-row slab
+// goes to a 1024-byte aligned staging at base in TMA's 128-byte swizzle: column c at c*128
+// bytes, its 16-byte piece j (rows 8j..8j+7) at (j ^ c%8)*16. A stmatrix's 8 rows are 8
+// consecutive columns, so their pieces fall in 8 different bank groups.
+__device__ __forceinline__ uint32_t swizzled_lane_addr(uint32_t base, int warp, int lane) {
+  const int col = 8 * (lane / 16) + lane % 8;
+  const int piece = 2 * warp + (lane / 8) % 2;
+  return base + uint32_t(col * 128 + ((piece ^ (col % 8)) * 16));
+}
+
+// Copies 8 rows of one column, 16 bytes of shared memory at saddr, to D at column gn, rows
+// [gm, gm + 8), clipped to M and N (16-byte store when all 8 rows are inside M).
+template <class Out>
+__device__ __forceinline__ void store_col8(uint32_t saddr, Out* dcol, int gm, int gn,
+                                           GemmParams const& p) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(saddr)
+               : "memory");
+  if (gn < p.n && gm < p.m) {
+    Out* d = dcol + int64_t(gn) * p.ldd + gm;
+    if (gm + 8 <= p.m) {
+      *reinterpret_cast<uint4*>(d) = v;
+    } else {
+      const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+      CUTE_UNROLL
+      for (int r = 0; r < 8; ++r)
+        if (gm + r < p.m) d[r] = Out::bitcast(uint16_t(w[r / 2] >> (16 * (r % 2))));
+    }
+  }
+}
+
+// Shared-memory address of rows 8j..8j+7 of column col in a 16-bit staging made of 16-row
+// warp slices `slice` bytes apart, as stmatrix_cols writes them (column c at c*32 bytes).
+__device__ __forceinline__ uint32_t staged_rows8(uint32_t base, int slice, int j, int col) {
+  return base + uint32_t((j / 2) * slice + col * 32 + (j % 2) * 16);
+}
+
+// The 16-bit epilogue of one 64-row slab, by its consumer warpgroup: 64 columns at a time,
+// each warp turns its 16 rows into 16-bit columns in its slice of the warpgroup's staging,
+// and after a warpgroup barrier every 8 lanes store one column's 64 rows, a whole 128-byte
+// line (a warp storing its own 16 rows wrote 32-byte pieces of four lines: half the write
+// bandwidth, BENCHMARKS.md).
+template <int BN, class Out, class Frag>
+__device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* wg_buf, int bar_id,
+                                                      int wtid, int m_base, int n_base,
+                                                      int64_t l, GemmParams const& p) {
+  static_assert(sizeof(Out) == 2, "16-bit D only");
+  constexpr int kCols = 64;   // columns per pass through the warps' 2 KiB slices
+  static_assert(BN % kCols == 0, "BN must be a multiple of 64");
+  const int lane = wtid % 32, wwarp = wtid / 32;
+  const uint32_t sbase = cast_smem_ptr_to_uint(wg_buf);
+  Out* dcol = reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d;
+  CUTE_UNROLL
+  for (int c = 0; c < BN / kCols; ++c) {
+    named_bar_sync(bar_id, 128);   // the last pass's pieces have been read
+    stmatrix_cols<kCols / 16, 512, Out>(
+        acc, c * (kCols / 16), slice_lane_addr(sbase + wwarp * kWarpSliceBytes, lane), p.alpha);
+    named_bar_sync(bar_id, 128);
+    CUTE_UNROLL
+    for (int it = 0; it < kCols * 8 / 128; ++it) {
+      const int item = wtid + 128 * it;   // column item/8, rows 8*(item%8) .. +8
+      const int j = item % 8, col = item / 8;
+      store_col8<Out>(staged_rows8(sbase, kWarpSliceBytes, j, col), dcol, m_base + 8 * j,
+                      n_base + c * kCols + col, p);
+    }
+  }
+}
+
+// One pass of the TMA epilogue of a warpgroup's 64-row slab: the columns [16*q0, 16*q0 +
+// NCols) of its fragment, times alpha, go to `buf` (1024-byte aligned) as NCols/64 boxes of
+// 128-byte-swizzled columns (swizzled_lane_addr), and from there by TMA to D at rows
+// [m0, m0 + 64), columns [n0, n0 + NCols) of batch l; the TMA clips them at M and N. Thread
+// wtid 0 issues the stores and, before the warpgroup writes `buf`, waits until the TMA has
+// read all but the last `Pending` groups it issued (those read other buffers), so the stores
+// drain while the warpgroup goes on.
+template <int NCols, int Pending, class Out, class Frag>
+__device__ __forceinline__ void tma_epilogue_pass(Frag const& acc, int q0, uint8_t* buf,
+                                                  int bar_id, int wtid, int m0, int n0, int l,
+                                                  float alpha, CUtensorMap const* tma_d) {
+  static_assert(NCols % 64 == 0, "whole 64-column boxes");
+  if (wtid == 0) tma_store_wait<Pending>();
+  named_bar_sync(bar_id, 128);   // buf is free
+  stmatrix_cols<NCols / 16, 16 * 128, Out>(
+      acc, q0, swizzled_lane_addr(cast_smem_ptr_to_uint(buf), wtid / 32, wtid % 32), alpha);
+  tma_store_fence();   // this thread's writes, visible to the TMA (async proxy)
+  named_bar_sync(bar_id, 128);
+  if (wtid == 0) {
+    CUTE_UNROLL
+    for (int b = 0; b < NCols / 64; ++b)
+      SM90_TMA_STORE_3D::copy(tma_d, buf + b * kTmaBoxBytes, m0, n0 + 64 * b, l);
+    tma_store_arrive();
+  }
+}
+
+// Whether the epilogue stores D by TMA (tma_d): the fast epilogue applies and M % 8 == 0
+// (TMA clips a box only at whole 16-byte pieces of its contiguous mode, so with M % 8 != 0
+// it would write rows past M). The host encodes tma_d whenever this can hold.
+__device__ __forceinline__ bool tma_epilogue(GemmParams const& p, bool fast) {
+  return fast && p.m % 8 == 0;
+}
+
+// Whether the 16-bit fast epilogue applies: beta == 0 (C is not read) and 16-byte stores.
+template <class Out>
+__device__ __forceinline__ bool fast_epilogue(GemmParams const& p, bool d_vec) {
+  return sizeof(Out) == 2 && p.beta == 0.0f && d_vec;
+}
+
+// One 64-row slab through the TMA epilogue or the fast epilogue where they apply, else the
+// general one. The TMA epilogue takes `stg` (1024-byte aligned) as a ring of kTmaRingBoxes
+// boxes, one per 64 columns; `pass` counts the boxes this warpgroup has stored.
+template <int BN, int EpiN, class Out, class Frag>
+__device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int bar_id, int wtid,
+                                              int m_base, int n_base, int64_t l,
+                                              GemmParams const& p, bool fast, bool tma_epi,
+                                              bool d_vec, bool c_vec, CUtensorMap const* tma_d,
+                                              uint32_t& pass) {
+  if constexpr (sizeof(Out) == 2) {
+    if (tma_epi) {
+      CUTE_UNROLL
+      for (int c = 0; c < BN / 64; ++c, ++pass)
+        tma_epilogue_pass<64, kTmaRingBoxes - 1, Out>(
+            acc, 4 * c,
+            reinterpret_cast<uint8_t*>(stg) + (pass % kTmaRingBoxes) * kTmaBoxBytes, bar_id,
+            wtid, m_base, n_base + 64 * c, int(l), p.alpha, tma_d);
+      return;
+    }
+    if (fast) {
+      epilogue_rows64_16bit<BN, Out>(acc, reinterpret_cast<uint8_t*>(stg), bar_id, wtid, m_base,
+                                     n_base, l, p);
+      return;
+    }
+  }
+  epilogue_rows64<BN, EpiN, Out>(acc, stg, bar_id, wtid, m_base, n_base, l, p, d_vec, c_vec);
+}
+
+}  // namespace sm90
+}  // namespace ferrocute

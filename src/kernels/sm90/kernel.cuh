@@ -1,0 +1,380 @@
+// ferrocute sm90 GEMM, part of sm90_gemm.cuh: the kernel body gemm_kernel<Cfg, ...> with its
+// roles (producer warpgroup with the storer warps, cooperative consumers, pingpong consumers)
+// and the FERROCUTE_SM90_DEFINE entry-point macro. Separate because it composes the other
+// parts; the contract it implements is documented at the top of ../sm90_gemm.cuh.
+#pragma once
+
+#include <cuda.h>   // CUtensorMap
+#include <stdint.h>
+
+#include <cute/tensor.hpp>
+#include <cute/arch/copy_sm90_desc.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+
+#include "../gemm_params.h"
+#include "arch.cuh"
+#include "config.cuh"
+#include "epilogue.cuh"
+#include "mainloop.cuh"
+#include "split_tail.cuh"
+#include "tile_scheduler.cuh"
+
+namespace ferrocute {
+namespace sm90 {
+
+using namespace cute;
+
+// ---------------------------------------------------------------------------------
+// The kernel body.
+// ---------------------------------------------------------------------------------
+template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out>
+__device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap const* tma_a,
+                                            CUtensorMap const* tma_b, CUtensorMap const* tma_d) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using D = Derived<Cfg>;
+  constexpr int BM = D::BM, BN = D::BN, BK = D::BK, S = D::S, EpiN = D::EpiN;
+  constexpr int CM = size<0>(typename Cfg::ClusterShape{});
+  static_assert(sizeof(In) == 2, "16-bit inputs only");
+  constexpr bool kPingpong = (Cfg::Schedule == 1);
+  constexpr bool kStaged = D::kStaged;
+  constexpr int kParts = D::kStageParts, kPartN = BN / D::kStageParts;   // staged columns per part
+  static_assert(kParts == 1 || (kStaged && kParts == 2 && kPartN % 16 == 0),
+                "StageParts: 1, or 2 with the staged epilogue");
+  static_assert(Cfg::Schedule >= 0 && Cfg::Schedule <= 2,
+                "Schedule: 0 cooperative, 1 pingpong, 2 cooperative with a staged epilogue");
+  static_assert(kPingpong || BM == 128, "cooperative schedule: BM must be 128 (2 consumer WGs x 64)");
+  static_assert(!kPingpong || BM == 64 || BM == 128, "pingpong schedule: BM must be 64 or 128");
+  static_assert(!kPingpong || BM * BN <= 128 * 192 || (BM == 64 && BN <= 256),
+                "pingpong: one warpgroup holds the whole BMxBN accumulator (<= 192 regs/thread)");
+  static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "BN must be 64..256, multiple of 64");
+  static_assert(BK % 64 == 0, "BK must be a multiple of 64");
+  static_assert(EpiN % 8 == 0 && BN % EpiN == 0 && (8 * EpiN) % 128 == 0, "bad EpiN");
+  static_assert((CM == 1 || CM == 2) && size(typename Cfg::ClusterShape{}) == CM,
+                "cluster (1,1,1) or (2,1,1) only");
+  check_gmma_atoms<Cfg, In>();
+  static_assert(D::kEpiFloats * 4 >= 4 * kWarpSliceBytes && (D::kEpiFloats * 4) % 16 == 0,
+                "the epilogue staging must hold the fast epilogue's 4 warp slices");
+  static_assert(kStaged ? (D::kEpiFloats * 2 * 4 >= BM * BN * 2 / kParts)
+                        : (D::kEpiFloats * 4 >= kTmaRingBoxes * kTmaBoxBytes &&
+                   (D::kEpiFloats * 4) % 1024 == 0),
+                "the TMA epilogue's staging: whole 1024-byte aligned boxes");
+
+  constexpr GMMA::Major MajA = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
+  constexpr GMMA::Major MajB = BKMajor ? GMMA::Major::K : GMMA::Major::MN;
+  using SmemLayoutA = OperandSmem<Cfg, AKMajor, BM, BK, S>;   // (BM, BK, S)
+  using SmemLayoutB = OperandSmem<Cfg, BKMajor, BN, BK, S>;   // (BN, BK, S)
+  using MmaOp = decltype(GMMA::ss_op_selector<In, In, float, Shape<_64, Int<BN>, Int<BK>>, MajA, MajB>());
+  // cooperative: 2 WGs split the 128 rows (64 each); pingpong: one WG owns the whole tile
+  using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<Int<kPingpong ? 1 : 2>, _1, _1>>{}));
+  // A stage is released by one arrival per consumer warp that reads it, in every CTA whose
+  // smem the stage's B multicast writes.
+  constexpr int kReaderWarps = kPingpong ? 4 : 8;
+  // Staged epilogue: the consumer warps leave the 16-bit tile in shared memory and go on
+  // with the next tile while warps 1-3 of the producer warpgroup store it.
+  constexpr int kConsumerWarps = 8, kStorerWarps = 3;
+  const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
+  const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
+  const bool fast = fast_epilogue<Out>(p, d_vec);
+  const bool tma_epi = tma_epilogue(p, fast);
+
+  SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
+  // Staged epilogue: (kPartN columns x 32 B) + kSlicePad per consumer warp
+  const uint32_t staged_tile = cast_smem_ptr_to_uint(&ss.epi[0][0]);
+  // Staged TMA epilogue: consumer warpgroup w's 64 rows of a part at w * 64 * kPartN * 2
+  uint8_t* const staged_bytes = reinterpret_cast<uint8_t*>(&ss.epi[0][0]);
+  constexpr int kStagedSlice = kPartN * 32 + kSlicePad;
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int wg = warp / 4;
+  const int rank = (CM == 1) ? 0 : int(cluster_ctarank());
+
+  if (tid == 0) {
+    if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(smem_bytes<Cfg>()) ||
+        (CM > 1 && cluster_nctarank() != uint32_t(CM)))
+      __trap();
+    for (int s = 0; s < S; ++s) {
+      cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
+      cutlass::arch::ClusterBarrier::init(&ss.empty[s], kReaderWarps * CM);
+    }
+    cutlass::arch::ClusterBarrier::init(&ss.order[0], 128);
+    cutlass::arch::ClusterBarrier::init(&ss.order[1], 128);
+    cutlass::arch::ClusterBarrier::init(&ss.out_full, kConsumerWarps);
+    cutlass::arch::ClusterBarrier::init(&ss.out_empty, kStorerWarps);
+    cutlass::arch::fence_barrier_init();
+  }
+  __syncthreads();
+  // The peer's barriers must be initialised before its B multicast or its releases reach us.
+  if constexpr (CM > 1) cluster_sync_all();
+
+  const int M = p.m, N = p.n, K = p.k;
+  const int tiles_m = (M + BM - 1) / BM;
+  const int tiles_n = (N + BN - 1) / BN;
+  // Work units: CM M-adjacent tiles sharing one B tile, one per CTA of a cluster. With an
+  // odd tiles_m the last unit's second tile lies past M: its A loads are zero-filled and its
+  // stores predicated off, but it still loads its half of B for the peer.
+  const int units_m = (tiles_m + CM - 1) / CM;
+  const int num_units = units_m * tiles_n * p.batch;
+  const int first = blockIdx.x / CM;
+  const int stride = gridDim.x / CM;
+  const int k_tiles = (K + BK - 1) / BK;
+  // Split tail (both schedules, no cluster; WorkList): the last round's tail_units tiles
+  // split along K into `splits` parts, one per CTA; K == 0 has nothing to split.
+  constexpr bool kTail = !kStaged && CM == 1;
+  const int tail_units = (kTail && k_tiles > 0 && p.tail_splits > 1 &&
+                          p.tail_tiles <= min(num_units, int(gridDim.x)))
+                             ? max(0, p.tail_tiles)
+                             : 0;
+  const int splits =
+      tail_units > 0 ? max(1, min(min(p.tail_splits, k_tiles), int(gridDim.x) / tail_units)) : 1;
+  uint32_t* const tail_counters = reinterpret_cast<uint32_t*>(p.workspace);
+  auto tail_slot = [&](int part) {
+    return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(p.workspace) +
+                                    tail_counter_bytes(gridDim.x) + int64_t(part) * (BM * BN * 4));
+  };
+  const int group = (Cfg::RasterGroup + CM - 1) / CM;
+  auto tile_of = [&](int unit) {
+    TileCoord tc = tile_coord(unit, units_m, tiles_n, group);
+    tc.m = tc.m * CM + rank;
+    return tc;
+  };
+  auto release = [&](int stage) {
+    if (tid % 32 == 0) {
+      if constexpr (CM == 1) {
+        cutlass::arch::ClusterBarrier::arrive(&ss.empty[stage]);
+      } else {
+        CUTE_UNROLL
+        for (int q = 0; q < CM; ++q)
+          cutlass::arch::ClusterBarrier::arrive(&ss.empty[stage], uint32_t(q), 1u);
+      }
+    }
+  };
+
+  if (wg == 0) {
+    // ============================ PRODUCER ============================
+    cutlass::arch::warpgroup_reg_dealloc<40>();
+    if (warp == 0 && cute::elect_one_sync()) {
+      cute::prefetch_tma_descriptor(tma_a);
+      cute::prefetch_tma_descriptor(tma_b);
+      if (tma_epi) cute::prefetch_tma_descriptor(tma_d);
+      int stage = 0;
+      uint32_t phase = 1;   // producer starts on the "previous" phase: first waits pass
+      WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
+      for (Work w; work.next(w);) {
+        const TileCoord tc = tile_of(w.unit);
+        for (int kt = w.kb; kt < w.ke; ++kt) {
+          cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
+          cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
+                                                                         D::kStageBytes);
+          tma_load_operand<AKMajor, BM, BK>(tma_a, &ss.full[stage], ss.a + stage * D::kABytes,
+                                            kt * BK, tc.m * BM, tc.l);
+          tma_load_operand<BKMajor, BN, BK, CM>(tma_b, &ss.full[stage],
+                                                ss.b + stage * D::kBBytes, kt * BK, tc.n * BN,
+                                                tc.l, rank, uint16_t((1u << CM) - 1));
+          if (++stage == S) { stage = 0; phase ^= 1; }
+        }
+      }
+    } else if (warp >= 1) {
+      if constexpr (kStaged && sizeof(Out) == 2) {
+        if (fast && !tma_epi) {
+          // Storer warps: copy each tile's 16-bit staging to D, 8 rows of a column per access,
+          // 16 lanes per column (its 128 rows, two whole 128-byte lines).
+          const int st = tid - 32;   // 0 .. 32*kStorerWarps-1
+          uint32_t full_phase = 0;
+          for (int unit = first; unit < num_units; unit += stride) {
+            const TileCoord tc = tile_of(unit);
+            Out* dcol = reinterpret_cast<Out*>(p.d) + int64_t(tc.l) * p.batch_stride_d;
+            for (int part = 0; part < kParts; ++part) {
+              cutlass::arch::ClusterBarrier::wait(&ss.out_full, full_phase);
+              full_phase ^= 1;
+              for (int item = st; item < BM * kPartN / 8; item += 32 * kStorerWarps) {
+                // rows 8j..8j+7 of column col: consumer warp j/2's slice, row half j%2
+                const int j = item % 16, col = item / 16;
+                store_col8<Out>(staged_rows8(staged_tile, kStagedSlice, j, col), dcol,
+                                tc.m * BM + 8 * j, tc.n * BN + part * kPartN + col, p);
+              }
+              __syncwarp();
+              if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_empty);
+            }
+          }
+        }
+      }
+    }
+    __syncwarp();
+    if constexpr (CM > 1) cluster_sync_all();   // stay alive while the peer may still signal us
+  } else if constexpr (!kPingpong) {
+    // ====================== CONSUMERS (cooperative) ======================
+    cutlass::arch::warpgroup_reg_alloc<232>();
+    const int ctid = tid - 128;          // 0..255 within the consumer warpgroups
+    const int cwg = ctid / 128;          // consumer warpgroup: rows [64*cwg, 64*cwg+64) of the tile
+    const int wtid = ctid % 128;         // thread within its warpgroup
+
+    TiledMma tiled_mma;
+    auto thr_mma = tiled_mma.get_thread_slice(ctid);
+    Tensor sA = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.a)), SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.b)), SmemLayoutB{});
+    Tensor tCsA = thr_mma.partition_A(sA);     // (MMA, MMA_M, MMA_K, S)
+    Tensor tCsB = thr_mma.partition_B(sB);     // (MMA, MMA_N, MMA_K, S)
+    Tensor tCrA = thr_mma.make_fragment_A(tCsA);
+    Tensor tCrB = thr_mma.make_fragment_B(tCsB);
+    Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<BM>, Int<BN>>{});
+    static_assert(decltype(size(accum))::value == BN / 2, "unexpected accumulator fragment");
+
+    float* stg = ss.epi[cwg];
+    uint32_t epi_pass = 0;   // TMA epilogue: boxes this warpgroup has stored (its ring slot)
+
+    int stage = 0;
+    uint32_t phase = 0;
+    uint32_t empty_phase = 1;   // the staging starts empty: the previous phase counts as done
+    WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
+    for (Work w; work.next(w);) {
+      const TileCoord tc = tile_of(w.unit);
+      const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase,
+                                    w.ke - w.kb, S, release);
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(accum);
+      if (last >= 0) release(last);
+      if constexpr (kTail) {
+        if (!split_tail_fixup<256>(accum, w, tail_units, splits, tail_counters, tail_slot, ctid,
+                                   kTailBarrier))
+          continue;
+      }
+      if constexpr (kStaged && sizeof(Out) == 2) {
+        if (tma_epi) {
+          // Each warpgroup stages its 64 rows of a part at once and stores them by TMA; the
+          // next tile's main loop runs while the TMA drains them.
+          CUTE_UNROLL
+          for (int part = 0; part < kParts; ++part)
+            tma_epilogue_pass<kPartN, 0, Out>(accum, part * (kPartN / 16),
+                                           staged_bytes + cwg * (64 * kPartN * 2), 1 + cwg, wtid,
+                                           tc.m * BM + cwg * 64, tc.n * BN + part * kPartN, tc.l,
+                                           p.alpha, tma_d);
+          continue;
+        }
+        if (fast) {
+          CUTE_UNROLL
+          for (int part = 0; part < kParts; ++part) {
+            cutlass::arch::ClusterBarrier::wait(&ss.out_empty, empty_phase);
+            empty_phase ^= 1;
+            stmatrix_cols<kPartN / 16, 512, Out>(
+                accum, part * (kPartN / 16),
+                slice_lane_addr(staged_tile + uint32_t((ctid / 32) * kStagedSlice), ctid % 32),
+                p.alpha);
+            __syncwarp();
+            if (ctid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_full);
+          }
+          continue;
+        }
+      }
+      epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, tc.m * BM + cwg * 64, tc.n * BN,
+                                   int64_t(tc.l), p, fast, tma_epi, d_vec, c_vec, tma_d, epi_pass);
+    }
+    if (tma_epi && wtid == 0) tma_store_wait<0>();   // the staging outlives the TMA's reads
+    if constexpr (CM > 1) cluster_sync_all();
+  } else {
+    // ======================= CONSUMERS (pingpong) ========================
+    // Consumer warpgroup cwg owns the CTA-local tiles cwg, cwg+2, cwg+4, ... with the whole
+    // BMxBN accumulator. The producer fills the stage ring in CTA-local tile order, so each
+    // WG consumes k_tiles stages of its own tile and then skips the k_tiles stages of the
+    // other WG's tile. Math turns alternate through order[]: a WG waits for its turn, issues
+    // its whole mainloop, hands the turn to the other WG right after its last WGMMA batch is
+    // committed, then retires the batch and runs its epilogue while the other WG's mainloop
+    // keeps the tensor cores busy.
+    cutlass::arch::warpgroup_reg_alloc<232>();
+    const int cwg = (tid - 128) / 128;
+    const int wtid = tid % 128;
+
+    TiledMma tiled_mma;
+    auto thr_mma = tiled_mma.get_thread_slice(wtid);
+    Tensor sA = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.a)), SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(reinterpret_cast<In*>(ss.b)), SmemLayoutB{});
+    Tensor tCsA = thr_mma.partition_A(sA);     // (MMA, MMA_M, MMA_K, S)
+    Tensor tCsB = thr_mma.partition_B(sB);     // (MMA, MMA_N, MMA_K, S)
+    Tensor tCrA = thr_mma.make_fragment_A(tCsA);
+    Tensor tCrB = thr_mma.make_fragment_B(tCsB);
+    Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<BM>, Int<BN>>{});  // (V, BM/64, 1)
+    static_assert(decltype(size(accum))::value == BM * BN / 128, "unexpected accumulator fragment");
+    static_assert(decltype(size<1>(accum))::value == BM / 64, "unexpected accumulator fragment");
+
+    float* stg = ss.epi[cwg];
+    uint32_t epi_pass = 0;   // TMA epilogue: boxes this warpgroup has stored (its ring slot)
+
+    int stage = 0;
+    uint32_t phase = 0;
+    auto skip_stages = [&](int n) {
+      const int t = stage + n;
+      stage = t % S;
+      phase ^= uint32_t(t / S) & 1u;
+    };
+    // WG 0 holds the first turn: waiting on the parity of the (never completed) previous phase
+    // of a fresh barrier passes at once.
+    uint32_t order_phase = (cwg == 0) ? 1u : 0u;
+
+    WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
+    int item = 0;   // the CTA's work items alternate between the warpgroups
+    for (Work w; work.next(w); ++item) {
+      if ((item & 1) != cwg) {
+        skip_stages(w.ke - w.kb);   // the other warpgroup's stages
+        continue;
+      }
+      const TileCoord tc = tile_of(w.unit);
+
+      cutlass::arch::ClusterBarrier::wait(&ss.order[cwg], order_phase);
+      order_phase ^= 1u;
+      const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase,
+                                    w.ke - w.kb, S, release);
+      // hand the tensor cores to the other warpgroup
+      cutlass::arch::ClusterBarrier::arrive(&ss.order[cwg ^ 1]);
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(accum);
+      if (last >= 0) release(last);
+      if constexpr (kTail) {
+        if (!split_tail_fixup<128>(accum, w, tail_units, splits, tail_counters, tail_slot, wtid,
+                                   1 + cwg))
+          continue;
+      }
+
+      CUTE_UNROLL
+      for (int mi = 0; mi < BM / 64; ++mi) {
+        epilogue_slab<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
+                                     tc.m * BM + mi * 64, tc.n * BN, int64_t(tc.l), p, fast,
+                                     tma_epi, d_vec, c_vec, tma_d, epi_pass);
+      }
+    }
+    if (tma_epi && wtid == 0) tma_store_wait<0>();   // the staging outlives the TMA's reads
+    if constexpr (CM > 1) cluster_sync_all();
+  }
+#else
+  // Not sm_90a: this kernel must not run.
+  if (threadIdx.x == 0) __trap();
+#endif
+}
+
+}  // namespace sm90
+}  // namespace ferrocute
+
+// ---------------------------------------------------------------------------------
+// Entry-point definition macro.
+//   FERROCUTE_SM90_DEFINE(cfgname, CfgType, am, bm, in, out)
+//   e.g. FERROCUTE_SM90_DEFINE(128x256x64_s4_coop, Sm90Cfg_128x256x64_s4_coop, k, k, bf16, bf16)
+// ---------------------------------------------------------------------------------
+#define FERROCUTE_SM90_MAJ_k true
+#define FERROCUTE_SM90_MAJ_m false
+#define FERROCUTE_SM90_MAJ_n false
+#define FERROCUTE_SM90_TY_bf16 cutlass::bfloat16_t
+#define FERROCUTE_SM90_TY_f16 cutlass::half_t
+#define FERROCUTE_SM90_TY_f32 float
+#define FERROCUTE_SM90_CAT_(a, b) a##b
+#define FERROCUTE_SM90_CAT(a, b) FERROCUTE_SM90_CAT_(a, b)
+
+#define FERROCUTE_SM90_DEFINE(cfgname, Cfg, am, bm, in, out)                                   \
+  extern "C" __global__ void __launch_bounds__(384, 1)                                         \
+      ferrocute_sm90_##cfgname##_##am##bm##_##in##_##out(                                      \
+          const GemmParams params, const __grid_constant__ CUtensorMap tma_a,                  \
+          const __grid_constant__ CUtensorMap tma_b,                                           \
+          const __grid_constant__ CUtensorMap tma_d) {                                         \
+    ferrocute::sm90::gemm_kernel<Cfg, FERROCUTE_SM90_MAJ_##am, FERROCUTE_SM90_MAJ_##bm,        \
+                                 FERROCUTE_SM90_TY_##in, FERROCUTE_SM90_TY_##out>(             \
+        params, &tma_a, &tma_b, &tma_d);                                                       \
+  }

@@ -1,0 +1,77 @@
+// ferrocute sm90 GEMM, part of sm90_gemm.cuh: persistent tile scheduling, the grouped raster
+// (tile_coord) and each CTA's work list (WorkList: round-robin whole tiles, then at most one
+// K-split part of the tail tiles). Separate because the producer and the consumers walk the
+// same list independently and must agree on it, whatever the schedule.
+#pragma once
+
+#include <stdint.h>
+
+namespace ferrocute {
+namespace sm90 {
+
+// ---------------------------------------------------------------------------------
+// Tile scheduler: linear persistent index -> (m_blk, n_blk, l) with grouped raster.
+// ---------------------------------------------------------------------------------
+struct TileCoord { int m, n, l; };
+
+__device__ __forceinline__ TileCoord tile_coord(int idx, int tiles_m, int tiles_n, int group) {
+  const int per_batch = tiles_m * tiles_n;
+  const int l = idx / per_batch;
+  int r = idx - l * per_batch;
+  const int per_group = group * tiles_n;
+  const int g = r / per_group;
+  const int first_m = g * group;
+  const int gsize = min(tiles_m - first_m, group);
+  r -= g * per_group;
+  TileCoord t;
+  t.m = first_m + r % gsize;
+  t.n = r / gsize;
+  t.l = l;
+  return t;
+}
+
+// ---------------------------------------------------------------------------------
+// Work of one persistent CTA: its round-robin share of the first num_units - tail_units
+// units (whole tiles), then, when the last round's tail_units tiles are split along K into
+// `splits` parts, at most one part: part i (of tail_units*splits <= gridDim.x) goes to CTA
+// i and is split i / tail_units of tile i % tail_units. Split-major, the parts that run at
+// once start at the same k-blocks, so tiles that share A or B rows read them from L2 at the
+// same time, as whole tiles do (a stream-K split at arbitrary k-blocks tripled the DRAM
+// reads at 4096³, BENCHMARKS.md).
+// ---------------------------------------------------------------------------------
+struct Work {
+  int unit, kb, ke;   // unit (tile_of), k-blocks [kb, ke)
+  int part;           // the split tail's part index, -1 for a whole tile
+};
+
+struct WorkList {
+  int next_dp, dp_units, stride, k_tiles, tail_units, splits, part;
+
+  __device__ WorkList(int num_units, int tail_units_, int splits_, int k_tiles_, int first,
+                      int stride_, int cta)
+      : next_dp(first), dp_units(num_units - tail_units_), stride(stride_), k_tiles(k_tiles_),
+        tail_units(tail_units_), splits(splits_),
+        part(tail_units_ > 0 && cta < tail_units_ * splits_ ? cta : -1) {}
+
+  // k-blocks [kb, ke) of split j.
+  __device__ static int split_begin(int j, int splits, int k_tiles) {
+    return int(int64_t(j) * k_tiles / splits);
+  }
+
+  __device__ bool next(Work& w) {
+    if (next_dp < dp_units) {
+      w = Work{next_dp, 0, k_tiles, -1};
+      next_dp += stride;
+      return true;
+    }
+    if (part < 0) return false;
+    const int j = part / tail_units;
+    w = Work{dp_units + part % tail_units, split_begin(j, splits, k_tiles),
+             split_begin(j + 1, splits, k_tiles), part};
+    part = -1;
+    return true;
+  }
+};
+
+}  // namespace sm90
+}  // namespace ferrocute

@@ -1,6 +1,0 @@
-// composition: a by-mode tiler of rank 3 applied to a rank-2 layout.
-use ferrocute::*;
-
-fn main() {
-    let _ = composition(layout!((4,3):(1,4)), tuple!((2,3,1)));
-}

@@ -1,0 +1,340 @@
+//! GPU tests of large problems against cuBLAS, repacked operands at size, and split tails. Run on a CUDA machine with `cargo test -- --ignored`;
+//! without one every test here is reported as ignored.
+
+use std::sync::Arc;
+
+use cudarc::cublas::{sys as blas_sys, CudaBlas};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
+use ferrocute::gemm::geometry::TailSplit;
+use ferrocute::gemm::{MatShape, Order};
+use half::bf16;
+
+mod common;
+use common::*;
+/// cuBLAS reference (column-major) for the logical problem, f32 compute.
+#[allow(clippy::too_many_arguments)]
+fn cublas_ref<TI: DeviceRepr, TO: DeviceRepr>(
+    blas: &CudaBlas,
+    stream: &Arc<CudaStream>,
+    a: &CudaSlice<TI>,
+    b: &CudaSlice<TI>,
+    c: &mut CudaSlice<TO>,
+    shapes: [MatShape; 3],
+    alpha: f32,
+    beta: f32,
+    in_t: blas_sys::cudaDataType,
+    out_t: blas_sys::cudaDataType,
+) {
+    let [mut sa, mut sb, mut sc] = shapes;
+    let (pa, _ga) = a.device_ptr(stream);
+    let (pb, _gb) = b.device_ptr(stream);
+    let (pc, _gc) = c.device_ptr_mut(stream);
+    let (mut pa, mut pb) = (pa, pb);
+    if sc.layout == Order::RowMajor {
+        // C^T = B^T A^T
+        let (ta, tb) = (sb.t(), sa.t());
+        sa = ta;
+        sb = tb;
+        sc = sc.t();
+        std::mem::swap(&mut pa, &mut pb);
+    }
+    let op = |s: &MatShape| {
+        if s.layout == Order::ColMajor {
+            blas_sys::cublasOperation_t::CUBLAS_OP_N
+        } else {
+            blas_sys::cublasOperation_t::CUBLAS_OP_T
+        }
+    };
+    let st = |s: &MatShape| {
+        if s.batch == 1 {
+            0
+        } else {
+            s.batch_stride as i64
+        }
+    };
+    // SAFETY: shapes/strides are in bounds of the buffers (same ones ferrocute validated).
+    unsafe {
+        cudarc::cublas::result::gemm_strided_batched_ex(
+            *blas.handle(),
+            op(&sa),
+            op(&sb),
+            sc.rows as i32,
+            sc.cols as i32,
+            sa.cols as i32,
+            &alpha as *const f32 as *const _,
+            pa as *const _,
+            in_t,
+            sa.ld as i32,
+            st(&sa),
+            pb as *const _,
+            in_t,
+            sb.ld as i32,
+            st(&sb),
+            &beta as *const f32 as *const _,
+            pc as *mut _,
+            out_t,
+            sc.ld as i32,
+            st(&sc),
+            sc.batch as i32,
+            blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            blas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
+fn gpu_large_vs_cublas() {
+    let g = gpu();
+    let s = g.stream().clone();
+    let blas = CudaBlas::new(s.clone()).unwrap();
+    let mut rng = Rng(7);
+    let cases = [
+        (
+            1000,
+            4095,
+            129,
+            Order::RowMajor,
+            Order::ColMajor,
+            Order::ColMajor,
+            1,
+        ),
+        (
+            4095,
+            1000,
+            1000,
+            Order::ColMajor,
+            Order::ColMajor,
+            Order::ColMajor,
+            1,
+        ),
+        (
+            1024,
+            512,
+            4095,
+            Order::RowMajor,
+            Order::RowMajor,
+            Order::RowMajor,
+            1,
+        ),
+        (
+            512,
+            1000,
+            256,
+            Order::ColMajor,
+            Order::RowMajor,
+            Order::ColMajor,
+            4,
+        ),
+        (
+            16,
+            4096,
+            4096,
+            Order::RowMajor,
+            Order::ColMajor,
+            Order::ColMajor,
+            1,
+        ),
+        (
+            128,
+            4096,
+            4096,
+            Order::ColMajor,
+            Order::ColMajor,
+            Order::ColMajor,
+            1,
+        ),
+    ];
+    for ((m, n, k, la, lb, lc, batch), pad) in cases.into_iter().flat_map(|c| [(c, 0), (c, ALIGN8)])
+    {
+        let cs = Case {
+            m,
+            n,
+            k,
+            la,
+            lb,
+            lc,
+            pad,
+            batch,
+            broadcast_b: false,
+            alpha: 1.0,
+            beta: 0.0,
+        };
+        let ran = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(256));
+        assert_all_match_cublas(&blas, &s, &ran, &cs);
+    }
+}
+
+/// Every element of a run with alpha 1 and beta 0 against cuBLAS on the same inputs (bf16
+/// in, f32 accumulation, f32 out: our D rounds once more than that), within the output's
+/// rounding plus 4e-3 of the RMS of the result; padding between batches keeps its NaN
+/// poison.
+fn assert_all_match_cublas<TO: Host>(
+    blas: &CudaBlas,
+    s: &Arc<CudaStream>,
+    ran: &Ran<bf16, TO>,
+    cs: &Case,
+) {
+    assert!(
+        cs.alpha == 1.0 && cs.beta == 0.0,
+        "compared with alpha 1, beta 0"
+    );
+    let (m, n, k) = (cs.m, cs.n, cs.k);
+    let ours: Vec<TO> = s.clone_dtoh(&ran.c).unwrap();
+    let mut dref = s.clone_htod(&vec![f32::NAN; ours.len()]).unwrap();
+    cublas_ref(
+        blas,
+        s,
+        &ran.a,
+        &ran.b,
+        &mut dref,
+        ran.shapes,
+        1.0,
+        0.0,
+        blas_sys::cudaDataType::CUDA_R_16BF,
+        blas_sys::cudaDataType::CUDA_R_32F,
+    );
+    let want: Vec<f32> = s.clone_dtoh(&dref).unwrap();
+    let finite: Vec<f64> = want
+        .iter()
+        .filter(|x| x.is_finite())
+        .map(|x| *x as f64)
+        .collect();
+    let rms = (finite.iter().map(|x| x * x).sum::<f64>() / finite.len() as f64).sqrt();
+    let mut bad = Vec::new();
+    for (i, (x, y)) in ours.iter().zip(&want).enumerate() {
+        let (x, y) = (x.to_f64(), *y as f64);
+        if y.is_nan() {
+            assert!(
+                x.is_nan(),
+                "{m}x{n}x{k} elem {i}: padding overwritten ({x})"
+            );
+            continue;
+        }
+        if (x - y).abs() > TO::EPS * y.abs() + 4e-3 * rms || x.is_nan() {
+            bad.push((i, x, y));
+        }
+    }
+    if bad.is_empty() {
+        return;
+    }
+    // Where they differ, and what f64 says, so that a failure tells whose result is wrong.
+    let ha: Vec<bf16> = s.clone_dtoh(&ran.a).unwrap();
+    let hb: Vec<bf16> = s.clone_dtoh(&ran.b).unwrap();
+    let [sa, sb, sc] = ran.shapes;
+    let report: Vec<String> = bad
+        .iter()
+        .take(8)
+        .map(|&(i, x, y)| {
+            let (r, c) = match sc.layout {
+                Order::ColMajor => (i % sc.ld, i / sc.ld),
+                Order::RowMajor => (i / sc.ld, i % sc.ld),
+            };
+            let f64_ref: f64 = (0..k)
+                .map(|kk| ha[idx(&sa, 0, r, kk)].to_f64() * hb[idx(&sb, 0, kk, c)].to_f64())
+                .sum();
+            format!("({r},{c}): ferrocute {x}, cuBLAS {y}, f64 {f64_ref}")
+        })
+        .collect();
+    panic!(
+        "{m}x{n}x{k} {:?}{:?}: {} of {} elements differ from cuBLAS (rms {rms}):\n{}",
+        sa.layout,
+        sb.layout,
+        bad.len(),
+        m * n,
+        report.join("\n")
+    );
+}
+
+/// The bench's repacked shapes: packed bf16 operands, some of whose leading dimensions
+/// (1030, 1531, 1537, 4100 elements) are not whole 16-byte pieces, so those operands (and
+/// D, on the persistent tiles) go through the workspace; every transpose, every element against cuBLAS (f32 out), twice each so that
+/// a result that depends on timing has two chances to show.
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_repacked_large_vs_cublas() {
+    let g = hopper();
+    let s = g.stream().clone();
+    let blas = CudaBlas::new(s.clone()).unwrap();
+    let mut rng = Rng(41);
+    for (m, n, k) in [(1537, 3000, 4100), (1537, 1531, 4104), (1030, 1100, 4100)] {
+        for la in LAYOUTS {
+            for lb in LAYOUTS {
+                for _ in 0..2 {
+                    let mut cs = Case::sweep(0, m, n, k, 1, la, lb, Order::ColMajor);
+                    cs.pad = 0;
+                    let ran = run_case::<bf16, bf16>(&g, &mut rng, &cs, Some(256));
+                    assert!(
+                        ran.kernel.starts_with("ferrocute_sm90"),
+                        "{m}x{n}x{k} {la:?}{lb:?}: {}",
+                        ran.kernel
+                    );
+                    let [sa, sb, _] = ran.shapes;
+                    assert_eq!(
+                        ran.repacked[..2],
+                        [sa.ld % 8 != 0, sb.ld % 8 != 0],
+                        "{m}x{n}x{k} {la:?}{lb:?}"
+                    );
+                    assert_all_match_cublas(&blas, &s, &ran, &cs);
+                }
+            }
+        }
+    }
+}
+
+/// Split tails on a 132-SM H100: the pingpong 128x128 tile at 2560³ (3 rounds and 4 tiles,
+/// in 5 parts), 1537x1531x4100 (24 tiles in 5 parts), 1537x2630x1000 (9 in 4) and
+/// 1537x3000x1000 (48 in 2), and the cooperative 128x256 tile at 1537x3000x4100 (24 in 5):
+/// edges in M, N and K (a K residue in the last k-block), every transpose, bf16 and f32 D,
+/// every element against cuBLAS (alpha 1, beta 0, f32 out) and sampled elements against f64
+/// with alpha -1.25 and beta 0.5.
+/// The launches follow each other on one handle, so each also checks that the one before
+/// left its flags zero. On other GPUs the results are checked, the splits not.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
+fn gpu_tail_split() {
+    let g = gpu();
+    let s = g.stream().clone();
+    let blas = CudaBlas::new(s.clone()).unwrap();
+    let h100 = g.compute_capability() == (9, 0) && g.sm_count() == 132;
+    if !h100 {
+        println!("note: not a 132-SM sm_90 GPU: results are checked, the tail splits not");
+    }
+    let mut rng = Rng(23);
+    // (m, n, k, tile, tail tiles and parts on 132 SMs)
+    let cases = [
+        (2560, 2560, 2560, "128x128x64_s6_pp", (4, 5)),
+        (1537, 1531, 4100, "128x128x64_s6_pp", (24, 5)),
+        (1537, 2630, 1000, "128x128x64_s6_pp", (9, 4)),
+        (1537, 3000, 1000, "128x128x64_s6_pp", (48, 2)),
+        (1537, 3000, 4100, "128x256x64_s4_coop", (24, 5)),
+    ];
+    for (i, &(m, n, k, tile, (tiles, splits))) in cases.iter().enumerate() {
+        let want = TailSplit { tiles, splits };
+        for la in LAYOUTS {
+            for lb in LAYOUTS {
+                let mut cs = Case::sweep(0, m, n, k, 1, la, lb, Order::ColMajor);
+                cs.alpha = 1.0;
+                let (kernel, tail) = if i % 2 == 0 {
+                    let ran = run_case::<bf16, bf16>(&g, &mut rng, &cs, Some(512));
+                    assert_all_match_cublas(&blas, &s, &ran, &cs);
+                    (ran.kernel, ran.tail)
+                } else {
+                    let ran = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(512));
+                    assert_all_match_cublas(&blas, &s, &ran, &cs);
+                    (ran.kernel, ran.tail)
+                };
+                if h100 {
+                    assert!(kernel.contains(tile), "{m}x{n}x{k}: {kernel}");
+                    assert_eq!(tail, want, "{m}x{n}x{k} {la:?}{lb:?}");
+                }
+                let cs = Case::sweep(1, m, n, k, 1, la, lb, Order::ColMajor);
+                let ran = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(512));
+                if h100 {
+                    assert_eq!(ran.tail, want, "{m}x{n}x{k}: alpha/beta run");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,434 @@
+//! Validation and dispatch as pure functions: run anywhere, no GPU.
+
+use ferrocute::gemm::dispatch::{dispatch, select};
+use ferrocute::gemm::geometry::{grid_dims, TailSplit};
+use ferrocute::gemm::registry::SIMPLE_KERNEL;
+use ferrocute::gemm::{plan, Error, GemmDesc, Matrix, Order};
+
+mod common;
+use common::*;
+
+// ------------------------------------------------------- validation (no GPU)
+
+#[test]
+fn shape_mismatch_reports_shapes() {
+    let mut d = desc(4, 5, 6);
+    d.b = od(7, 5, Order::ColMajor, 0x20_0000);
+    assert_eq!(
+        plan(&d),
+        Err(Error::ShapeMismatch {
+            a: (4, 6),
+            b: (7, 5),
+            c: (4, 5)
+        })
+    );
+}
+
+#[test]
+fn batch_mismatch() {
+    let mut d = desc(4, 5, 6);
+    d.a.shape.batch = 2;
+    d.a.shape.batch_stride = 24;
+    d.a.len = 48;
+    d.c.shape.batch = 3;
+    d.c.shape.batch_stride = 20;
+    d.c.len = 60;
+    assert_eq!(plan(&d), Err(Error::BatchMismatch { a: 2, b: 1, c: 3 }));
+}
+
+#[test]
+fn buffer_too_short_reports_needed_and_len() {
+    let mut d = desc(4, 5, 6);
+    d.a.shape.ld = 8; // row-major 4x6 with ld 8: needs 3*8+6 = 30
+    d.a.len = 29;
+    assert_eq!(
+        plan(&d),
+        Err(Error::BufferTooShort {
+            operand: Matrix::A,
+            needed: 30,
+            len: 29
+        })
+    );
+    let mut d = desc(4, 5, 6);
+    d.c.shape.batch = 2;
+    d.c.shape.batch_stride = 32;
+    d.c.len = 51; // needs 32 + 20 = 52
+    assert_eq!(
+        plan(&d),
+        Err(Error::BufferTooShort {
+            operand: Matrix::C,
+            needed: 52,
+            len: 51
+        })
+    );
+}
+
+#[test]
+fn leading_dimension_too_small() {
+    let mut d = desc(4, 5, 6);
+    d.b.shape.ld = 5; // col-major 6x5: ld >= 6
+    assert_eq!(
+        plan(&d),
+        Err(Error::LeadingDimension {
+            operand: Matrix::B,
+            ld: 5,
+            min: 6
+        })
+    );
+}
+
+#[test]
+fn output_batch_stride_overlap() {
+    let mut d = desc(4, 5, 6);
+    d.c.shape.batch = 2;
+    d.c.shape.batch_stride = 10;
+    d.c.len = 1000;
+    assert_eq!(
+        plan(&d),
+        Err(Error::BatchStrideOverlap {
+            operand: Matrix::C,
+            stride: 10,
+            min: 20
+        })
+    );
+    // Inputs may overlap across batches (stride 0 broadcast too).
+    let mut d = desc(4, 5, 6);
+    d.c.shape.batch = 2;
+    d.c.shape.batch_stride = 20;
+    d.c.len = 40;
+    d.a.shape.batch = 2;
+    d.a.shape.batch_stride = 0;
+    assert!(plan(&d).is_ok());
+}
+
+#[test]
+fn output_overlapping_inputs() {
+    let mut d = desc(4, 5, 6);
+    d.c.ptr = d.a.ptr + 8; // inside A's 48 bytes
+    assert_eq!(plan(&d), Err(Error::Overlap { input: Matrix::A }));
+    let mut d = desc(4, 5, 6);
+    d.c.ptr = d.b.ptr - 4 * 20 + 4; // C's 80 bytes end inside B
+    assert_eq!(plan(&d), Err(Error::Overlap { input: Matrix::B }));
+    let mut d = desc(4, 5, 6);
+    d.c.ptr = d.a.ptr + 48; // adjacent, not overlapping
+    assert!(plan(&d).is_ok());
+}
+
+#[test]
+fn misaligned_even_for_simple_kernel() {
+    let mut d = desc(4, 5, 6);
+    d.c.ptr += 2; // f32 output at a 2-byte address
+    assert_eq!(
+        plan(&d),
+        Err(Error::Misaligned {
+            operand: Matrix::C,
+            ptr: 0x30_0002,
+            align: 4
+        })
+    );
+}
+
+#[test]
+fn i32_overflow_of_dimensions() {
+    let big = i32::MAX as usize + 1;
+    let mut d = desc(1, 1, 1);
+    d.a = od(big, 1, Order::ColMajor, 0x1_0000_0000);
+    d.c = od(big, 1, Order::ColMajor, 0x10_0000_0000);
+    assert_eq!(
+        plan(&d),
+        Err(Error::Overflow {
+            what: "m",
+            value: big as u64,
+            limit: i32::MAX as u64
+        })
+    );
+    // Element span overflowing usize/i64.
+    let mut d = desc(4, 5, 6);
+    d.a.shape.ld = usize::MAX / 2;
+    d.a.len = usize::MAX;
+    assert!(matches!(plan(&d), Err(Error::Overflow { .. })));
+    // Grid limits (batch goes to grid.z <= 65535).
+    assert!(matches!(
+        grid_dims(&SIMPLE_KERNEL, 16, 16, 70_000, 132, 1),
+        Err(Error::Overflow {
+            what: "grid.z (batch)",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn empty_dimensions() {
+    // m == 0: no-op, no kernel.
+    let d = desc(0, 5, 6);
+    let ds = dispatch(&d, "bf16", "f32", (9, 0), 132).unwrap();
+    assert!(ds.config.is_none() && ds.kernel.is_empty());
+    // k == 0: C = beta*C through the simple kernel.
+    let d = desc(64, 64, 0);
+    let ds = dispatch(&d, "bf16", "f32", (9, 0), 132).unwrap();
+    assert_eq!(ds.config.unwrap().name, SIMPLE_KERNEL.name);
+    assert_eq!(ds.plan.k, 0);
+}
+
+#[test]
+fn unsupported_architecture() {
+    let p = plan(&desc(64, 64, 64)).unwrap();
+    assert_eq!(
+        select(&p, (7, 5), 80),
+        Err(Error::UnsupportedArch {
+            kernel: SIMPLE_KERNEL.name.to_string(),
+            needed: SIMPLE_KERNEL.min_arch,
+            found: (7, 5)
+        })
+    );
+}
+
+#[test]
+fn misalignment_takes_narrower_reads() {
+    let aligned = desc(256, 256, 256);
+    let fast = dispatch(&aligned, "bf16", "f32", (9, 0), 132).unwrap();
+    assert!(fast.kernel.contains("sm90"), "{}", fast.kernel);
+    // (pointer offset in elements, ld of B) -> the Ampere-class tile reading that many
+    // elements at a time.
+    for ((offset, ldb), vec) in [
+        ((1, 256), "v1"),
+        ((2, 256), "v1"),
+        ((4, 256), "v4"),
+        ((0, 260), "v4"),
+        ((0, 258), "v1"),
+        ((0, 257), "v1"),
+    ] {
+        let mut d = aligned;
+        d.a.ptr += 2 * offset;
+        d.b.shape.ld = ldb;
+        d.b.len = ldb * 256;
+        let ds = dispatch(&d, "bf16", "f32", (9, 0), 132).unwrap();
+        assert_eq!(
+            ds.config.unwrap().name,
+            format!("sm80_128x128x32_s3_{vec}"),
+            "offset {offset}, ldb {ldb}"
+        );
+    }
+    // k = 0 leaves C = beta C to the simple kernel.
+    let ds = dispatch(&desc(256, 256, 0), "bf16", "f32", (9, 0), 132).unwrap();
+    assert_eq!(ds.config.unwrap().name, SIMPLE_KERNEL.name);
+    assert!(ds.kernel.starts_with("ferrocute_gemm_simple_"));
+}
+
+#[test]
+fn operand_mapping_all_transposes() {
+    // (A layout, B layout, C layout) -> (swapped, kernel A K-major, kernel B K-major)
+    for la in LAYOUTS {
+        for lb in LAYOUTS {
+            for lc in LAYOUTS {
+                let d = GemmDesc {
+                    a: od(8, 16, la, 0x1000),
+                    b: od(16, 24, lb, 0x2000),
+                    c: od(8, 24, lc, 0x3000),
+                    in_bytes: 2,
+                    out_bytes: 2,
+                };
+                let p = plan(&d).unwrap();
+                let row = |l| l == Order::RowMajor;
+                if lc == Order::ColMajor {
+                    assert!(!p.swapped);
+                    assert_eq!((p.m, p.n, p.k), (8, 24, 16));
+                    assert_eq!(p.a.k_major, row(la));
+                    assert_eq!(p.b.k_major, !row(lb));
+                    assert_eq!((p.a.ptr, p.b.ptr), (0x1000, 0x2000));
+                } else {
+                    assert!(p.swapped);
+                    assert_eq!((p.m, p.n, p.k), (24, 8, 16));
+                    // kernel A = B^T (24x16): K-major iff B^T row-major iff B col-major.
+                    assert_eq!(p.a.k_major, !row(lb));
+                    assert_eq!(p.b.k_major, row(la));
+                    assert_eq!((p.a.ptr, p.b.ptr), (0x2000, 0x1000));
+                }
+                assert_eq!(p.c.ld, if lc == Order::ColMajor { 8 } else { 24 });
+            }
+        }
+    }
+}
+
+#[test]
+fn kernel_names() {
+    let ds = dispatch(&desc(256, 256, 64), "f16", "bf16", (8, 0), 4).unwrap();
+    assert_eq!(ds.kernel, "ferrocute_sm80_128x128x32_s3_kk_f16_bf16");
+    let ds = dispatch(&desc(256, 256, 64), "bf16", "f32", (8, 0), 1000).unwrap();
+    // Too few 128x128 tiles to fill 1000 SMs: the smaller tile wins.
+    assert_eq!(ds.kernel, "ferrocute_sm80_64x64x32_s3_kk_bf16_f32");
+    // On Hopper the TMA kernels take aligned problems: the large pingpong tile when it
+    // fills the GPU, else small tiles.
+    let ds = dispatch(&desc(2048, 2048, 64), "bf16", "bf16", (9, 0), 132).unwrap();
+    assert_eq!(ds.kernel, "ferrocute_sm90_128x128x64_s6_pp_kk_bf16_bf16");
+    // Where the tiles fill the GPU, the one whose waves cost least: tiles per SM (rounded
+    // up) x tile area x the tile's measured cost per unit (the 128x256 tile from K = 4096).
+    for ((m, n, k), tile) in [
+        // 8 units: 4 of 128x256 (cheapest per unit) against 8 of 128x128, 6 of 128x192
+        ((4096, 4096, 4096), "128x256x64_s4_coop"),
+        ((4096, 4096, 8192), "128x256x64_s4_coop"),
+        // 128 tiles of 128x256, one per SM (2 units) against 2 of 128x128
+        ((2048, 2048, 8192), "128x256x64_s4_coop"),
+        // K below 4096: 8 tiles of 128x128 against 6 of 128x192 (9 units)
+        ((4096, 4096, 4088), "128x128x64_s6_pp"),
+        ((2048, 2048, 2048), "128x128x64_s6_pp"),
+        // 3072³: 5 tiles of 128x128 per SM against 3 of 128x192 (4.5 units)
+        ((3072, 3072, 3072), "128x192x64_s4_pp"),
+        // 8192³: 32 units of 128x128 or 128x256 against 21 tiles of 128x192 (31.5)
+        ((8192, 8192, 8192), "128x192x64_s4_pp"),
+        ((8192, 8192, 1024), "128x192x64_s4_pp"),
+    ] {
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert_eq!(
+            ds.kernel,
+            format!("ferrocute_sm90_{tile}_kk_bf16_bf16"),
+            "{m}x{n}x{k}"
+        );
+    }
+    // A part-empty last round split along K, on the tiles weighed with it: (tiles, parts)
+    // and the grid of one CTA per SM, or whole tiles.
+    for ((m, n, k), tile, (tiles, splits)) in [
+        ((2560, 2560, 2560), "128x128x64_s6_pp", (4, 5)),
+        ((1537, 1531, 4104), "128x128x64_s6_pp", (24, 5)),
+        ((1537, 2630, 1000), "128x128x64_s6_pp", (9, 4)),
+        ((1537, 3000, 1000), "128x128x64_s6_pp", (48, 2)),
+        ((1537, 3000, 4104), "128x256x64_s4_coop", (24, 5)),
+        ((5120, 5120, 5120), "128x256x64_s4_coop", (8, 8)),
+        ((4096, 4096, 4096), "128x256x64_s4_coop", (0, 0)),
+        ((3072, 3072, 3072), "128x192x64_s4_pp", (0, 0)),
+    ] {
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert_eq!(
+            (ds.kernel, ds.tail),
+            (
+                format!("ferrocute_sm90_{tile}_kk_bf16_bf16"),
+                TailSplit { tiles, splits }
+            ),
+            "{m}x{n}x{k}"
+        );
+        assert_eq!(ds.grid.0 == 132, splits > 0 || m * n >= 132 * 128 * 128);
+    }
+    let ds = dispatch(&desc(256, 256, 64), "bf16", "bf16", (9, 0), 132).unwrap();
+    assert_eq!(ds.kernel, "ferrocute_sm90_splitk_64x128x64_s9_kk_bf16_bf16");
+    assert_eq!((ds.grid, ds.cluster), ((1, 8, 1), 1));
+    // m <= 128: the 64-row split-K tile that holds all of M, with a K split up to a wave.
+    for ((m, n, k), tile, grid, splits) in [
+        ((17, 4096, 4096), "64x64x64_s13", (2, 64, 1), 2),
+        ((64, 1024, 4096), "64x64x64_s13", (4, 16, 1), 4),
+        // 4 or 8 splits would be more clusters than fit at once (30 of 4, 15 of 8)
+        ((64, 1024, 8192), "64x64x64_s13", (4, 16, 1), 4),
+        ((128, 2048, 4096), "128x64x64_s9", (2, 32, 1), 2),
+        ((100, 2112, 4096), "128x64x64_s9", (2, 33, 1), 2),
+        ((65, 4096, 4096), "128x64x64_s9", (2, 64, 1), 2),
+        ((128, 8192, 8192), "128x64x64_s9", (1, 128, 1), 1),
+    ] {
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert_eq!(
+            ds.kernel,
+            format!("ferrocute_sm90_splitk_{tile}_kk_bf16_bf16"),
+            "{m}x{n}x{k}"
+        );
+        if std::env::var_os("FERROCUTE_SPLIT_K").is_none() {
+            assert_eq!((ds.grid, ds.cluster), (grid, splits), "{m}x{n}x{k}");
+        }
+    }
+    // More N tiles than grid.y holds: the persistent tiles take the problem instead, weighed
+    // like any other (43691 tiles of 128x192 cost 331 x 1.5 x 0.97 against 65536 of
+    // 128x128 at 497 x 1).
+    let mut d = desc(17, 128 * 65536, 64);
+    (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+    let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+    assert_eq!(ds.kernel, "ferrocute_sm90_128x192x64_s4_pp_kk_bf16_bf16");
+    // m <= 16, K-major A and B, k % 4 == 0, B up to 32 Mi elements (any, where its rows
+    // start on 8 bytes only): B streams through registers, one CTA per 16 rows of N (grid.x, so any N); 8 warps per CTA once the CTAs
+    // fill the SMs, else 16.
+    let mut d = desc(16, 1 << 21, 8);
+    (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+    let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+    assert_eq!(ds.kernel, "ferrocute_sm90_skinny16_w8_kk_bf16_bf16");
+    assert_eq!(ds.grid, (1 << 17, 1, 1));
+    for ((m, n, k), want) in [
+        ((16, 4096, 4096), Some("skinny16_w8")),
+        ((1, 2112, 64), Some("skinny16_w8")),
+        ((16, 2096, 64), Some("skinny16_w16")),
+        ((7, 1000, 4104), Some("skinny16_w16")),
+        ((17, 4096, 4096), None),
+        // Rows on 8 bytes only: read in place whatever the size of B.
+        ((16, 4096, 4100), Some("skinny16_w8")),
+        ((8, 8192, 8196), Some("skinny16_w8")),
+        // Rows on 4 bytes: repacked for the split-K kernel; B past 32 Mi elements on rows
+        // of 16 bytes: the split-K kernel.
+        ((16, 4096, 4098), None),
+        ((16, 8192, 8192), None),
+    ] {
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        match want {
+            Some(w) => assert_eq!(ds.kernel, format!("ferrocute_sm90_{w}_kk_bf16_bf16")),
+            None => assert!(!ds.kernel.contains("skinny"), "{m}x{n}x{k}: {}", ds.kernel),
+        }
+        // An M-major A: the same kernel's `mk` entry where A's k rows start on 8 bytes (ld a
+        // multiple of 4 elements), never where they do not.
+        let mut t = d;
+        t.a.shape.layout = Order::ColMajor;
+        for (ld, aligned) in [
+            (m.next_multiple_of(4), true),
+            (m.next_multiple_of(4) + 2, false),
+        ] {
+            t.a.shape.ld = ld;
+            t.a.len = ld * k;
+            let ds = dispatch(&t, "bf16", "bf16", (9, 0), 132).unwrap();
+            match want.filter(|_| aligned) {
+                Some(w) => assert_eq!(ds.kernel, format!("ferrocute_sm90_{w}_mk_bf16_bf16")),
+                None => assert!(
+                    !ds.kernel.contains("skinny"),
+                    "{m}x{n}x{k} lda {ld}: {}",
+                    ds.kernel
+                ),
+            }
+        }
+        // An N-major B, or an Ampere GPU: never.
+        let mut t = d;
+        t.b.shape.layout = Order::RowMajor;
+        t.b.shape.ld = n;
+        let ds = dispatch(&t, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert!(!ds.kernel.contains("skinny"), "{m}x{n}x{k} N-major B");
+        let ds = dispatch(&d, "bf16", "bf16", (8, 0), 108).unwrap();
+        assert!(!ds.kernel.contains("skinny"), "{m}x{n}x{k} on sm_80");
+    }
+}
+
+#[test]
+fn error_display_carries_values() {
+    let e = Error::LeadingDimension {
+        operand: Matrix::B,
+        ld: 5,
+        min: 6,
+    };
+    let s = e.to_string();
+    assert!(s.contains('B') && s.contains('5') && s.contains('6'));
+    let boxed: Box<dyn std::error::Error> = Box::new(e);
+    assert!(!boxed.to_string().is_empty());
+}
+
+#[test]
+fn no_device_is_an_error_not_a_panic() {
+    match ferrocute::gemm::device_count() {
+        Ok(n) => println!("{n} device(s)"),
+        Err(e) => {
+            assert!(matches!(e, Error::NoDevice { .. }));
+            println!("SKIP-ish: {e}");
+        }
+    }
+    match ferrocute::gemm::open_stream(usize::MAX / 2) {
+        Ok(_) => panic!("opened an absurd ordinal"),
+        Err(e) => assert!(matches!(e, Error::NoDevice { .. }), "{e}"),
+    }
+}
