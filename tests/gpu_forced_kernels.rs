@@ -41,6 +41,10 @@ const CHILD_ENV: &str = "FERROCUTE_FORCED_CHILD";
 #[test]
 #[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
 fn gpu_forced_hopper_kernels() {
+    // In a child (this same test, run again with the variables set): check one kernel.
+    if let Ok(kernel) = std::env::var(CHILD_ENV) {
+        return forced_kernel_child(&kernel);
+    }
     let g = hopper();
     drop(g);
     // The children run at once: each spends most of its time on the CPU reference.
@@ -49,7 +53,12 @@ fn gpu_forced_hopper_kernels() {
         .map(|&(kernel, splits, tail)| {
             let mut child = Command::new(std::env::current_exe().unwrap());
             child
-                .args(["forced_kernel_child", "--exact", "--ignored", "--nocapture"])
+                .args([
+                    "gpu_forced_hopper_kernels",
+                    "--exact",
+                    "--ignored",
+                    "--nocapture",
+                ])
                 .env("FERROCUTE_KERNEL", kernel)
                 .env(CHILD_ENV, kernel)
                 .stdout(Stdio::piped())
@@ -84,11 +93,8 @@ fn gpu_forced_hopper_kernels() {
     }
 }
 
-/// Run by `gpu_forced_hopper_kernels` only (ignored otherwise).
-#[test]
-#[ignore = "run by gpu_forced_hopper_kernels with FERROCUTE_KERNEL set"]
-fn forced_kernel_child() {
-    let kernel = std::env::var(CHILD_ENV).expect("run by gpu_forced_hopper_kernels");
+/// One child of `gpu_forced_hopper_kernels`: every case on the forced `kernel`.
+fn forced_kernel_child(kernel: &str) {
     let g = hopper();
     let mut rng = Rng(17);
     // What the parent forced: read once, checked against every case's dispatch below.
@@ -123,7 +129,7 @@ fn forced_kernel_child() {
                     let r = run_case::<f16, f32>(&g, &mut rng, &cs, None);
                     (r.kernel, r.tail, r.cluster)
                 };
-                assert!(ran.contains(&kernel), "{m}x{n}x{k} ran {ran}");
+                assert!(ran.contains(kernel), "{m}x{n}x{k} ran {ran}");
                 // A forced K split reaches the launch whatever K is (splits past the last
                 // k-block add nothing), so the 8-split run really sums 8 partial tiles.
                 if let Some(parts) = forced_split {
@@ -132,7 +138,7 @@ fn forced_kernel_child() {
                 // Forced on, the persistent tiles without a cluster or a staged epilogue
                 // split a part-empty last round of r tiles into as many parts as fit:
                 // min(SMs / r, k-blocks), at least 2.
-                let expected = match persistent_tile(&kernel) {
+                let expected = match persistent_tile(kernel) {
                     Some((bm, bn)) if forced_on => {
                         let sms = g.sm_count() as usize;
                         let tiles = m.div_ceil(bm) * n.div_ceil(bn) * batch;
