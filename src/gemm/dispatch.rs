@@ -81,14 +81,14 @@ fn best_persistent_with(
 ///
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. For `m <= 16` with
 /// a K-major B, `k % 4 == 0` and at most [`SKINNY_MAX_B`] elements of B (any number
-/// where rows start on 8 bytes only), a [`SKINNY_KERNELS`] entry wins (the 8-warp one when its CTAs fill every SM, else the
-/// 16-warp one). For `m <= 128` the first eligible [`SMALL_M_KERNELS`] entry whose tile
-/// holds all of M wins; when the preferred fast tile would fill under half the SMs, the last
-/// eligible one. Where the Hopper tiles fill every SM, [`best_persistent`] weighs
-/// [`PERSISTENT_KERNELS`]. Otherwise the first eligible kernel's family (its PTX module: the
-/// TMA kernels on Hopper, the Ampere-class ones elsewhere) is used; within it the first
-/// tile in table order that yields at least one block per SM wins, else the one with the
-/// most blocks. Otherwise the simple kernel.
+/// where rows start on 8 bytes only), a [`SKINNY_KERNELS`] entry wins (the 8-warp one when
+/// its CTAs fill every SM, else the 16-warp one). For `m <= 128` the first eligible
+/// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins; when the preferred fast tile
+/// would fill under half the SMs, the last eligible one. Where the Hopper tiles fill every
+/// SM, [`best_persistent`] weighs [`PERSISTENT_KERNELS`]. Otherwise the first eligible
+/// kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
+/// elsewhere) is used; within it the first tile in table order that yields at least one
+/// block per SM wins, else the one with the most blocks. Otherwise the simple kernel.
 ///
 /// ```
 /// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
@@ -217,11 +217,10 @@ fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
 }
 
 /// Elements of B (all batches) up to which [`SKINNY_KERNELS`] are used where B's rows start
-/// on 16 bytes: 32 Mi (64 MiB of bf16), between the sizes measured on an H100 against the
-/// split-K kernel: +5% at 16x4096x4096 (32 MiB of B), +17% at 1x4096x4096, even at
-/// 16x1024x4096, −3% at 16x4096x14336 (112 MiB) and 16x8192x8192 (128 MiB). Rows on 8
-/// bytes only would cost the split-K kernel a copy of B (8x8192x8196: 0.40 of cuBLAS), so
-/// there the register-streaming kernel takes any size.
+/// on 16 bytes: 32 Mi (64 MiB of bf16); beyond it the split-K kernel reads B faster on an
+/// H100 (measured: see BENCHMARKS.md, optimisation ledger). Rows on 8 bytes only would cost
+/// the split-K kernel a repacked copy of B, so there the register-streaming kernel takes
+/// any size.
 pub const SKINNY_MAX_B: u64 = 1 << 25;
 
 /// What [`dispatch`] decided for one problem.
@@ -246,10 +245,11 @@ pub struct Dispatch {
     /// Whether the kernel's A and B (`plan.a`, `plan.b`: the caller's B and A when
     /// `plan.swapped`) were copied into the handle's workspace with aligned leading
     /// dimensions first, and whether D was written there and copied out to C
-    /// ([`super::Repacking`]); `dispatch` itself never stages.
+    /// ([`super::Repacking`]); `dispatch` itself never repacks.
     pub repacked: [bool; 3],
-    /// How the last round's tiles are split along K ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)); the
-    /// default: not at all.
+    /// How the last round's tiles are split along K
+    /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)); the default: not at
+    /// all.
     pub tail: TailSplit,
 }
 

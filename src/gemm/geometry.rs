@@ -25,10 +25,10 @@ pub struct TailSplit {
 
 /// The time a tail split costs beyond its share of k-blocks, in k-blocks: writing one
 /// partial f32 tile and arriving at the tile's counter (the first term) and adding each
-/// split's sums in the last part to arrive, which stores the tile (the second, per split). Estimated, not fitted: on an
-/// H100 the measured gains are smaller than the k-blocks predict (2560³: 2–4% against
-/// 16%, BENCHMARKS.md), which is why [`Weighed::split_tail`](super::registry::Weighed::split_tail) limits the split to the tiles
-/// where it measured no loss.
+/// split's sums in the last part to arrive, which stores the tile (the second, per split).
+/// Estimated, not fitted: the measured gains fall short of what the k-blocks predict, which
+/// is why [`Weighed::split_tail`](super::registry::Weighed::split_tail) limits the split to
+/// the tiles where it measured no loss (see BENCHMARKS.md, optimisation ledger).
 pub const TAIL_SPLIT_COST: (u64, u64) = (2, 1);
 
 /// The k-blocks the busiest SM runs for `plan` on the persistent kernel `cfg`, and how it
@@ -38,9 +38,10 @@ pub const TAIL_SPLIT_COST: (u64, u64) = (2, 1);
 /// last round is part empty (`r = t % p` tiles, after `q = t / p` full rounds) its tiles can
 /// be split along K into `s <= p / r` parts, one per CTA, all starting at the same k-blocks
 /// (so tiles that share A or B rows still read them from L2 together): `q * kt + ceil(kt /
-/// s)` plus [`TAIL_SPLIT_COST`], for the best `s`. Only the tiles whose [`Weighed`](super::registry::Weighed) entry
-/// says so split: on an H100 the split gained 2–4% at 2560³ on the 128x128 tile and cost the
-/// 128x192 tile, whose consumers hold 192 accumulators, 2–7% (BENCHMARKS.md).
+/// s)` plus [`TAIL_SPLIT_COST`], for the best `s`. Only the tiles whose
+/// [`Weighed`](super::registry::Weighed) entry says so split: the split pays on the 128x128
+/// tile but costs the 128x192 tile, whose consumers hold 192 accumulators (measured on an
+/// H100: see BENCHMARKS.md, optimisation ledger).
 ///
 /// ```
 /// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
@@ -66,7 +67,8 @@ pub fn persistent_k_blocks(plan: &Plan, cfg: &KernelConfig, sm_count: u32) -> (u
 
 /// [`persistent_k_blocks`] with the tail split forced off (`Some(false)`) or on with the
 /// most parts a tile can take (`Some(true)`: as many as there are CTAs per tile, one
-/// k-block each at least), as [`Overrides::tail_split`](super::dispatch::Overrides::tail_split) asks.
+/// k-block each at least), as
+/// [`Overrides::tail_split`](super::dispatch::Overrides::tail_split) asks.
 pub fn persistent_k_blocks_with(
     plan: &Plan,
     cfg: &KernelConfig,
@@ -184,13 +186,13 @@ pub fn grid_dims(
 /// cluster size). A cluster stays within one GPC, so clusters of 4 and 8 cannot use every
 /// SM: on an H100 (132 SMs) `cudaOccupancyMaxActiveClusters` gives 30 clusters of 4 and
 /// 15 of 8 at these kernels' shared memory, 120 CTAs, and a grid of more clusters runs a
-/// second wave at half speed (128x2048x4096: 890 GB/s in 32 clusters of 4, 1290 in 32 of
-/// 2); they are counted on 10/11 of the SMs here, and [`super::Gemm`] checks the split
-/// against the driver's count for the device at hand. Measured on an H100: splitting
-/// costs a cluster launch and a reduction through distributed shared memory; the 64-row
-/// tiles, with half the B bytes per CTA, gain from a full wave of CTAs, the 128-row tile
-/// only on long K with few tiles (BENCHMARKS.md). [`Overrides::split_k`](super::dispatch::Overrides::split_k)
-/// replaces it, for tuning.
+/// second wave at about half speed; they are counted on 10/11 of the SMs here, and
+/// [`super::Gemm`] checks the split against the driver's count for the device at hand.
+/// Splitting costs a cluster launch and a reduction through distributed shared memory, so
+/// the 64-row tiles, with half the B bytes per CTA, split up to a full wave of CTAs, the
+/// 128-row tile only up to half a wave (measured on an H100: see BENCHMARKS.md, optimisation
+/// ledger). [`Overrides::split_k`](super::dispatch::Overrides::split_k) replaces it, for
+/// tuning.
 ///
 /// ```
 /// use ferrocute::gemm::geometry::split_k;

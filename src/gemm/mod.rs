@@ -89,14 +89,12 @@ pub fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
 /// event tracking (on by default once a context has a non-default stream) makes a call wait
 /// on the last write event of each operand. When that write belongs to a call still running
 /// that is not the one just before (the same C written every second call, say), the driver
-/// has to keep that wait, and the launch loses its overlap. On an H100, with two sets of
-/// buffers in turn, tracking off ran 16x4096x4096 12–18% faster, 64x4096x4096 8–10% and
-/// 128x4096x4096 7–10%. Three or four sets still cost 6–12%, and six or more cost nothing
-/// measurable. Event records, and waits on events that were complete or from the call
-/// just before, cost at most 1–3% (BENCHMARKS.md). The measured cost was C's wait, on its
-/// write two calls earlier; an input written by such a call should wait the same way. A
-/// program that uses its buffers on one stream can also call
-/// `unsafe { ctx.disable_event_tracking() }` before allocating them.
+/// has to keep that wait, and the launch loses its overlap: small-M calls that rotate fewer
+/// than about six sets of buffers run measurably slower with tracking on, while event
+/// records and waits on complete events or on the call just before cost little (measured:
+/// see BENCHMARKS.md). The cost is C's wait on its write two calls earlier; an input
+/// written by such a call should wait the same way. A program that uses its buffers on one
+/// stream can also call `unsafe { ctx.disable_event_tracking() }` before allocating them.
 ///
 /// ```no_run
 /// use ferrocute::gemm::Gemm;
@@ -155,7 +153,7 @@ impl Gemm {
     }
 
     /// This handle with another [`Repacking`] policy for misaligned operands (default
-    /// [`Repacking::Auto`]). A call that stages copies A and/or B into the handle's
+    /// [`Repacking::Auto`]). A call that repacks copies A and/or B into the handle's
     /// workspace on its stream before the GEMM (and D out of it to C after), allocating or
     /// growing the workspace when it is too small: make such a call once before capturing
     /// a CUDA graph of them.
@@ -371,9 +369,9 @@ impl Gemm {
     /// The repacking of a dispatched problem, and the dispatch of the repacked problem (its
     /// plan still to be placed in the workspace): only where the copies let a Hopper kernel
     /// run. D goes through the workspace only with A or B and on the persistent tiles,
-    /// whose element-wise stores to such a C held 4100³ at 448–471 µs against 272 repacked
-    /// (the split-K tiles store small Ds, where the copy's launch costs more:
-    /// 100x4096x4096 TN 1.47 of cuBLAS in place, 1.20 repacked; BENCHMARKS.md).
+    /// whose element-wise stores to such a C cost more than the copy; the split-K tiles
+    /// store small Ds, where the copy's launch costs more than it saves (measured: see
+    /// BENCHMARKS.md).
     fn repack_for<TI: InputElem, TO: OutputElem>(
         &self,
         d: &Dispatch,

@@ -92,8 +92,8 @@ pub struct KernelConfig {
     /// M-adjacent tiles share their B tile by TMA multicast).
     pub cluster_m: u32,
     /// Whether the kernel can split the tiles of a part-empty last round along K
-    /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)): the persistent Hopper tiles without a cluster or a
-    /// staged epilogue.
+    /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)): the persistent
+    /// Hopper tiles without a cluster or an epilogue buffered in shared memory.
     pub can_split_tail: bool,
 }
 
@@ -213,10 +213,10 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
     }
 }
 
-/// Kernels for `m <= 16` with a K-major B, `k % 4 == 0` and at most [`SKINNY_MAX_B`](super::dispatch::SKINNY_MAX_B)
-/// elements of B (any number where rows start on 8 bytes only), which stream B through
-/// registers (A K- or M-major): the 8-warp CTA where there is a CTA
-/// per SM, else the 16-warp one (twice the loads in flight per CTA).
+/// Kernels for `m <= 16` with a K-major B, `k % 4 == 0` and at most
+/// [`SKINNY_MAX_B`](super::dispatch::SKINNY_MAX_B) elements of B (any number where rows
+/// start on 8 bytes only), which stream B through registers (A K- or M-major): the 8-warp
+/// CTA where there is a CTA per SM, else the 16-warp one (twice the loads in flight per CTA).
 pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>(), skinny::<Skinny16W16>()];
 
 /// Kernels for small problems: `m <= 128`, or under half a wave of the 128x128 Hopper tile.
@@ -241,21 +241,21 @@ pub struct Weighed {
     /// The kernel is weighed only from this K on.
     pub min_k: i32,
     /// Whether the weighing splits a part-empty last round along K on this tile
-    /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks); [`Overrides::tail_split`](super::dispatch::Overrides::tail_split) splits on every tile that can).
+    /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks);
+    /// [`Overrides::tail_split`](super::dispatch::Overrides::tail_split) splits on every tile
+    /// that can).
     pub split_tail: bool,
 }
 
 /// The persistent Hopper tiles, weighed against each other for every problem that fills
-/// the GPU (first wins a tie). Measured on an H100 (BENCHMARKS.md):
+/// the GPU (first wins a tie); the costs were measured on an H100 (see BENCHMARKS.md,
+/// optimisation ledger):
 /// - the cooperative 128x256 tile with 4 stages moves 0.75x the L2 bytes per flop of the
 ///   pingpong 128x128 tile and pays on a power-capped GPU once the main loop is long
 ///   (`k >= LONG_K`); its consumers hand each tile's D to the TMA and start the next tile;
-/// - the pingpong 128x192 tile moves 0.83x the bytes, 3-9% faster than the 128x128 tile at
-///   8192x8192x1024 and 6144x6144x2048, where both put about the same tile area on each SM,
-///   and its tiles quantise differently: 3072³ runs 384 of them, 2.9 per SM, against 576
-///   128x128 tiles, 4.4 per SM (0.89 -> 0.96-0.99 of cuBLAS), 1536³ 96 against 144
-///   (0.68-0.76 -> 0.80-0.90); it also beats the 128x256 tile at 8192³ (1.01-1.04 against
-///   0.98-1.01);
+/// - the pingpong 128x192 tile moves 0.83x the bytes, so it is faster where both tiles put
+///   about the same area on each SM, and its tiles fill the waves differently (3072³: 2.9
+///   tiles per SM against 4.4 of the 128x128 tile);
 /// - the pingpong 128x128 tile, with the finest grain, wins where the others would leave a
 ///   wave part-empty (2048³: 2 tiles per SM against 2 of 1.5 the size).
 pub static PERSISTENT_KERNELS: &[Weighed] = &[
@@ -284,9 +284,9 @@ pub const LONG_K: i32 = 4096;
 
 /// Fast kernels, in order of preference: the Hopper 128x128 tile, then three Hopper 128x256
 /// tiles that never come first, as they measured no faster than the weighed cooperative
-/// tile ([`PERSISTENT_KERNELS`]): with 2-CTA
-/// clusters (TMA multicast of B), and with the staged epilogue (3 stages, or 4 with the
-/// repacking in two halves); they are there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
+/// tile ([`PERSISTENT_KERNELS`]): with 2-CTA clusters (TMA multicast of B), and with the
+/// epilogue buffered in shared memory (3 stages, or 4 with the buffer in two column
+/// halves); they are there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
 pub static FAST_KERNELS: &[KernelConfig] = &[
     sm90::<Sm90_128x128x64S6Pp>(),
     sm90::<Sm90_128x256x64S4C2>(),

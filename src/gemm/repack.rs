@@ -2,8 +2,8 @@
 //! that the Hopper TMA kernels can read an operand whose base, leading dimension or batch
 //! stride is not a multiple of 16 bytes (an odd vocabulary size, a 100-row M-major A), and
 //! D written there for a C that cannot take 16-byte stores. Without it such operands take
-//! the Ampere-class tile with 8-byte or element reads, at 0.18–0.90 of cuBLAS on an H100
-//! (BENCHMARKS.md).
+//! the Ampere-class tile with 8-byte or element reads, far slower than the TMA kernels on
+//! an H100 (measured: see BENCHMARKS.md).
 //!
 //! A pure function of the plan, testable without a GPU: [`repack`] says what to copy and
 //! how large the workspace must be, [`Repack::apply`] rewrites the plan to read the copies.
@@ -21,9 +21,8 @@ pub enum Repacking {
     /// Never: misaligned operands are read and written in place by the Ampere-class tiles
     /// and the kernels' element-wise stores, and no workspace is allocated.
     Never,
-    /// Whenever the copies let a TMA kernel run (default). Measured on an H100 from
-    /// m = 1 to 8200, every repacked problem ran 1.9–5.1x faster than in place
-    /// (BENCHMARKS.md).
+    /// Whenever the copies let a TMA kernel run (default): the copies and a TMA kernel beat
+    /// the Ampere-class tiles in place at every size measured on an H100 (BENCHMARKS.md).
     #[default]
     Auto,
 }
@@ -82,7 +81,7 @@ pub struct RepackedOperand {
     pub batch_stride: i64,
 }
 
-/// What one problem stages: copies of the kernel's A and B into the workspace before the
+/// What one problem repacks: copies of the kernel's A and B into the workspace before the
 /// GEMM, and D written to the workspace and copied out to C after it (`None`: in place).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Repack {

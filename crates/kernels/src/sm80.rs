@@ -231,8 +231,8 @@ macro_rules! sm80_config {
 }
 
 sm80_config!(
-    /// 128x256x32, 4 stages, 2x4 warps of 64x64: the large-problem Ampere-class tile (fastest
-    /// of eight variants measured on an H100, see BENCHMARKS.md).
+    /// 128x256x32, 4 stages, 2x4 warps of 64x64: the large-problem Ampere-class tile, the
+    /// fastest on an H100 (measured: see BENCHMARKS.md).
     Sm80_128x256x32S4, "sm80_128x256x32_s4", "Sm80_128x256x32_s4",
     [128, 256, 32], 4, [2, 4],
     ferrocute_layout::Composition<ferrocute_layout::Swizzle<2, 3, 3>, ferrocute_layout::Layout!((8,32):(32,1))>

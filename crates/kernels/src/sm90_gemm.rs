@@ -1,4 +1,5 @@
-//! Hopper persistent-tile configurations (TMA + WGMMA, warp-specialized): `src/kernels/sm90_gemm.cuh`.
+//! Hopper persistent-tile configurations (TMA + WGMMA, warp-specialized):
+//! `src/kernels/sm90_gemm.cuh`.
 
 use crate::common::{check, hopper_entry, render_header, unwrap, ELEM_BYTES, SMEM_LIMIT};
 use ferrocute_layout::algebra::tile_to_shape;
@@ -28,11 +29,12 @@ pub trait Sm90Config {
     const EPI_N: usize;
     /// 0: cooperative (both consumer warpgroups on one tile); 1: pingpong (the two
     /// warpgroups take alternate tiles, one's epilogue overlapping the other's main loop);
-    /// 2: cooperative with a staged epilogue (the consumers leave the 16-bit tile in shared
-    /// memory and go on with the next tile while spare producer warps store it).
+    /// 2: cooperative with an epilogue buffered in shared memory (the consumers leave the
+    /// 16-bit tile in shared memory and go on with the next tile while spare producer warps
+    /// store it).
     const SCHEDULE: usize;
-    /// Schedule 2 only: the tile goes through the shared-memory staging in this many column
-    /// parts (1 or 2); 2 halves the staging, at one wait for the storers per tile.
+    /// Schedule 2 only: the tile goes through the shared-memory epilogue buffer in this many
+    /// column parts (1 or 2); 2 halves the buffer, at one wait for the storers per tile.
     const STAGE_PARTS: usize;
     /// CTAs per cluster along M (1 or 2): with 2, M-adjacent tiles share their B tile, each
     /// CTA loading half of it and multicasting it to both.
@@ -53,7 +55,7 @@ pub trait Sm90Config {
         stage_parts: Self::STAGE_PARTS,
         cluster_m: Self::CLUSTER_M,
     };
-    /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out (pipeline, epilogue staging,
+    /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out (pipeline, epilogue buffer,
     /// barriers, 1 KiB alignment slack).
     const SMEM_BYTES: usize = Self::SHAPE.smem_bytes();
     /// The `(BM,BK,Stages)` shared memory of a K-major A, checked at compile time.
@@ -73,9 +75,9 @@ pub struct Sm90Shape {
     pub stages: usize,
     /// Columns per f32 epilogue chunk.
     pub epi_n: usize,
-    /// 0 cooperative, 1 pingpong, 2 cooperative with a staged epilogue.
+    /// 0 cooperative, 1 pingpong, 2 cooperative with an epilogue buffered in shared memory.
     pub schedule: usize,
-    /// Column parts of the staged epilogue.
+    /// Column parts of the epilogue buffered in shared memory.
     pub stage_parts: usize,
     /// CTAs per cluster along M.
     pub cluster_m: usize,
@@ -85,9 +87,9 @@ impl Sm90Shape {
     /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out.
     pub const fn smem_bytes(&self) -> usize {
         let [bm, bn, bk] = self.tile;
-        // Epilogue staging: f32 columns, or one part of the 16-bit tile (staged epilogue).
-        // Without the staged epilogue each consumer warpgroup's staging also holds the TMA
-        // epilogue's ring of two 8 KiB boxes and starts at a 1024-byte boundary.
+        // Epilogue buffer: f32 columns, or one part of the 16-bit tile (schedule 2, the
+        // epilogue buffered in shared memory). Otherwise each consumer warpgroup's buffer also
+        // holds the TMA epilogue's ring of two 8 KiB boxes and starts at a 1024-byte boundary.
         let f32_staging = 2 * self.epi_n * 68 * 4;
         const TMA_RING: usize = 2 * 64 * 64 * ELEM_BYTES;
         // 8 consumer warps' slices, each followed by 32 bytes (`kSlicePad` in sm90_gemm.cuh)
@@ -103,7 +105,7 @@ impl Sm90Shape {
             };
             2 * per_wg.div_ceil(1024) * 1024
         };
-        // Full and empty barriers per stage, two pingpong turns, two staged-epilogue barriers.
+        // Full and empty barriers per stage, two pingpong turns, two epilogue-buffer barriers.
         let body = self.stages * (bm + bn) * bk * ELEM_BYTES + staging + self.stages * 16 + 32;
         1024 + body.div_ceil(1024) * 1024
     }
@@ -264,10 +266,9 @@ sm90_config!(
 
 sm90_config!(
     /// 128x256x64, 4 stages, cooperative, no cluster: each consumer warpgroup hands its 64
-    /// rows of D to the TMA through a ring of two 8 KiB boxes. Weighed from `k >= 4096`
-    /// (`PERSISTENT_KERNELS`), where it measured 1-2% faster than the 3-stage staged tile;
-    /// raster groups of 16 M-tiles read cuBLAS's DRAM bytes and gained about 1% more
-    /// (BENCHMARKS.md).
+    /// rows of D to the TMA through a ring of two 8 KiB boxes, which leaves room for the
+    /// fourth stage. Weighed from `k >= 4096` (`PERSISTENT_KERNELS`); raster groups of 16
+    /// M-tiles keep its DRAM reads down to cuBLAS's (measured: see BENCHMARKS.md).
     Sm90_128x256x64S4Coop, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
     [128, 256, 64], 4, 0, 1, raster = 16
 );
@@ -283,17 +284,17 @@ sm90_config!(
 );
 
 sm90_config!(
-    /// 128x256x64, 3 stages, cooperative with a staged epilogue (the tile's 64 KiB of 16-bit
-    /// output costs the fourth stage): the long-K tile until D went out by TMA, now 1-2%
-    /// slower than the 4-stage one; reachable with `FERROCUTE_KERNEL` (BENCHMARKS.md).
+    /// 128x256x64, 3 stages, cooperative with an epilogue buffered in shared memory (the
+    /// tile's 64 KiB of 16-bit output costs the fourth stage): slower than the 4-stage tile,
+    /// which stores D by TMA; reachable with `FERROCUTE_KERNEL` (BENCHMARKS.md).
     Sm90_128x256x64S3St, "sm90_128x256x64_s3_st", "Sm90Cfg_128x256x64_s3_st",
     [128, 256, 64], 3, 2, 1
 );
 
 sm90_config!(
-    /// 128x256x64, 4 stages, cooperative with a staged epilogue in two column halves (32 KiB
-    /// of staging keeps the fourth stage; the second half waits until the TMA has read the
-    /// first): no faster than the 4-stage cooperative tile; reachable with
+    /// 128x256x64, 4 stages, cooperative with an epilogue buffered in shared memory in two
+    /// column halves (a 32 KiB buffer keeps the fourth stage; the second half waits until the
+    /// TMA has read the first): no faster than the 4-stage cooperative tile; reachable with
     /// `FERROCUTE_KERNEL` (BENCHMARKS.md).
     Sm90_128x256x64S4St2, "sm90_128x256x64_s4_st2", "Sm90Cfg_128x256x64_s4_st2",
     [128, 256, 64], 4, 2, 1, parts = 2

@@ -6,8 +6,8 @@ use ferrocute_layout::{SwizzleFn, Tup, Value};
 
 /// A small-M configuration (`src/kernels/sm90_skinny.cuh`) for `M <= 16`: a CTA owns 16 rows
 /// of N, its `WARPS` warps split K, and B streams from global memory straight into mma.sync
-/// fragments, `STEPS_IN_FLIGHT` steps of 32 k ahead, while each warp stages its chunks of A
-/// (K-major or M-major) in shared memory.
+/// fragments, `STEPS_IN_FLIGHT` steps of 32 k ahead, while each warp copies its chunks of A
+/// (K-major or M-major) into shared memory.
 ///
 /// ```
 /// use ferrocute_kernels::sm90_skinny::{SkinnyConfig, Skinny16W8};
@@ -27,7 +27,7 @@ pub trait SkinnyConfig {
     const WARPS: usize;
     /// Steps of 32 k whose B loads each warp keeps in flight.
     const STEPS_IN_FLIGHT: usize;
-    /// K per staged chunk of A.
+    /// K per shared-memory chunk of A.
     const K_CHUNK: usize;
 
     /// Threads per CTA.
@@ -99,7 +99,7 @@ pub const fn skinny_check(warps: usize, steps: usize, k_chunk: usize) -> Value {
 /// at one half of m: the k permutation of the B fragments) reads 8 distinct bank groups.
 /// k's bits 0-1 go to the unit's bits 1-2, bit 3 to bit 7 and bit 4 to bit 9, so that
 /// `Sw<3,3,4>` flips the m half with bit 3 and the units' k bit 1 with bit 4 (bit 5 of k,
-/// at bit 8, flips bit 0 of k alike for every row of a phase). Each lane stages rows
+/// at bit 8, flips bit 0 of k alike for every row of a phase). Each lane copies rows
 /// `k0 + 16 j` of the chunk (`k0 < 16`), whose offsets are its own XOR a constant per `j`.
 pub const fn skinny_m_major_chunk(k_chunk: usize) -> Value {
     assert!(
@@ -138,7 +138,7 @@ pub const fn skinny_m_major_chunk(k_chunk: usize) -> Value {
         }
         c += if c % 8 == 6 { 26 } else { 2 };
     }
-    // The kernel stages piece (m0, k0 + 16 j) of a lane at its offset of (m0, k0) XOR that
+    // The kernel copies piece (m0, k0 + 16 j) of a lane to its offset of (m0, k0) XOR that
     // of (0, 16 j), a constant per j.
     let mut j = 0;
     while j < k_chunk / 16 {

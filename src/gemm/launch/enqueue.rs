@@ -76,7 +76,8 @@ unsafe fn enqueue(
         reason: driver_msg(e),
     };
     stream.context().bind_to_thread().map_err(launch_err)?;
-    // Not the persistent tiles: as programmatic launches they ran 2-27% slower (NOTES.md).
+    // Not the persistent tiles: their CTAs hold every SM for the whole launch, so the next
+    // grid cannot start early, and the attribute measured a cost (NOTES.md).
     let pdl = matches!(cfg.grid, GridKind::SplitK | GridKind::Skinny);
     if !pdl && cluster <= 1 {
         // # Safety
