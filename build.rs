@@ -8,14 +8,14 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     #[cfg(feature = "gemm")]
     {
-        use ferrocute_kernels::build::{build, Layout};
+        use ferrocute_kernels::build::{build, Folders};
         use std::path::PathBuf;
         let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
-        let layout = Layout {
+        let dirs = Folders {
             kernel_dir: root.join("src/kernels"),
             artifact_dir: root.join("ptx"),
             out_dir: PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")),
         };
-        build(ferrocute_kernels::registry::MODULES, &layout);
+        build(ferrocute_kernels::registry::MODULES, &dirs);
     }
 }

@@ -17,6 +17,11 @@ pub const SM90_SPLITK: &str = "sm90_splitk";
 /// The register-streaming kernels for `m <= 16` (Hopper).
 pub const SM90_SKINNY: &str = "sm90_skinny";
 
+/// The PTX ISA every module is declared as before ptxas assembles it: that of CUDA 12.9,
+/// whose ptxas builds the shipped cubins, so that CUDA 12 drivers (R525+, by CUDA's
+/// minor-version compatibility) load them; the kernels use no instruction newer than it.
+pub const PTX_ISA: Option<&str> = Some("8.8");
+
 /// Every kernel module of the crate.
 pub static MODULES: &[KernelModule] = &[
     KernelModule {
@@ -31,6 +36,7 @@ pub static MODULES: &[KernelModule] = &[
         header_macro: "FERROCUTE_CONFIG_HEADER",
         header: crate::sm80::render_sm80_header,
         ptx_arch: "80",
+        ptx_isa: PTX_ISA,
         targets: &[Target::Cubin("80"), Target::Cubin("90"), Target::Ptx("80")],
     },
     KernelModule {
@@ -40,6 +46,7 @@ pub static MODULES: &[KernelModule] = &[
         header_macro: "FERROCUTE_SM90_CONFIG_HEADER",
         header: crate::sm90_gemm::render_sm90_header,
         ptx_arch: "90a",
+        ptx_isa: PTX_ISA,
         targets: &[Target::Cubin("90a")],
     },
     KernelModule {
@@ -55,6 +62,7 @@ pub static MODULES: &[KernelModule] = &[
         header_macro: "FERROCUTE_SPLITK_CONFIG_HEADER",
         header: crate::sm90_splitk::render_splitk_header,
         ptx_arch: "90a",
+        ptx_isa: PTX_ISA,
         targets: &[Target::Cubin("90a")],
     },
     KernelModule {
@@ -64,6 +72,7 @@ pub static MODULES: &[KernelModule] = &[
         header_macro: "FERROCUTE_SKINNY_CONFIG_HEADER",
         header: crate::sm90_skinny::render_skinny_header,
         ptx_arch: "90",
+        ptx_isa: PTX_ISA,
         targets: &[Target::Cubin("90")],
     },
 ];

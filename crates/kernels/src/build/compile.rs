@@ -1,14 +1,14 @@
 //! nvcc to PTX, ptxas to cubins, zstd to the committed files.
 
 use super::manifest::digest;
-use super::{KernelModule, Layout, Toolchain, NVCC_FLAGS};
+use super::{Folders, KernelModule, Toolchain, NVCC_FLAGS};
 use crate::artifact::{decompress, Target};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Compiles one module; returns its artifacts `(file name before compression, bytes)`.
-pub(crate) fn module(m: &KernelModule, layout: &Layout, tc: &Toolchain) -> Vec<(String, Vec<u8>)> {
-    let ptx_path = layout
+pub(crate) fn module(m: &KernelModule, dirs: &Folders, tc: &Toolchain) -> Vec<(String, Vec<u8>)> {
+    let ptx_path = dirs
         .out_dir
         .join(format!("{}.compute_{}.ptx", m.name, m.ptx_arch));
     run(
@@ -19,15 +19,18 @@ pub(crate) fn module(m: &KernelModule, layout: &Layout, tc: &Toolchain) -> Vec<(
                 m.ptx_arch
             ))
             .arg(format!("-I{}", tc.cutlass.join("include").display()))
-            .arg(format!("-I{}", layout.kernel_dir.display()))
-            .arg(format!("-I{}", layout.out_dir.display()))
+            .arg(format!("-I{}", dirs.kernel_dir.display()))
+            .arg(format!("-I{}", dirs.out_dir.display()))
             .arg(format!("-D{}=\"{}_configs.h\"", m.header_macro, m.name))
-            .arg(layout.kernel_dir.join(m.source))
+            .arg(dirs.kernel_dir.join(m.source))
             .arg("-o")
             .arg(&ptx_path),
         m.source,
     );
-    let ptx = normalize_ptx(&std::fs::read_to_string(&ptx_path).expect("read PTX"));
+    let mut ptx = normalize_ptx(&std::fs::read_to_string(&ptx_path).expect("read PTX"));
+    if let Some(isa) = m.ptx_isa {
+        ptx = declare_isa(&ptx, isa).unwrap_or_else(|| panic!("{}: no .version line", m.name));
+    }
     std::fs::write(&ptx_path, &ptx).expect("write PTX");
     m.targets
         .iter()
@@ -36,7 +39,7 @@ pub(crate) fn module(m: &KernelModule, layout: &Layout, tc: &Toolchain) -> Vec<(
             let bytes = match t {
                 Target::Ptx(_) => ptx.clone().into_bytes(),
                 Target::Cubin(_) => {
-                    let out = layout.out_dir.join(&file);
+                    let out = dirs.out_dir.join(&file);
                     run(
                         Command::new(&tc.ptxas)
                             .args(["-O3", &format!("-arch={}", t.name())])
@@ -84,6 +87,13 @@ fn run(cmd: &mut Command, what: &str) {
         Ok(s) if s.success() => {}
         other => panic!("compiling {what} failed: {other:?} ({cmd:?})"),
     }
+}
+
+/// `ptx` with its `.version` directive (the PTX ISA it is written in) set to `isa`.
+fn declare_isa(ptx: &str, isa: &str) -> Option<String> {
+    let start = ptx.find("\n.version ")? + 1;
+    let end = start + ptx[start..].find('\n')?;
+    Some(format!("{}.version {isa}{}", &ptx[..start], &ptx[end..]))
 }
 
 /// nvcc names internal-linkage symbols `_INTERNAL_<8 hex>_...` and anonymous namespaces

@@ -4,8 +4,9 @@
 //! module sm90_gemm 25026ead81bb5429        hash of sources, header, flags, targets
 //! artifact sm90_gemm.sm_90a.cubin 9f0c...  hash of the decompressed artifact
 //! nvcc Cuda compilation tools, release 13.0, V13.0.88
+//! ptxas Cuda compilation tools, release 12.9, V12.9.86
 //! ```
-//! The nvcc line is informational: a different nvcc never makes a module stale.
+//! The tool lines are informational: a different nvcc never makes a module stale.
 
 use super::{KernelModule, NVCC_FLAGS};
 use std::collections::BTreeMap;
@@ -61,6 +62,7 @@ pub(crate) fn module_hash(m: &KernelModule, kernel_dir: &Path, header: &str) -> 
     }
     h = fnv1a(header.as_bytes(), h);
     h = fnv1a(m.ptx_arch.as_bytes(), h);
+    h = fnv1a(m.ptx_isa.unwrap_or("nvcc").as_bytes(), h);
     for t in m.targets {
         h = fnv1a(t.name().as_bytes(), h);
     }
@@ -76,6 +78,7 @@ pub(crate) struct Manifest {
     modules: BTreeMap<String, String>,
     artifacts: BTreeMap<String, String>,
     nvcc: String,
+    ptxas: String,
 }
 
 impl Manifest {
@@ -92,6 +95,7 @@ impl Manifest {
                     m.artifacts.insert(n.into(), h.into());
                 }
                 (Some("nvcc"), _, _) => m.nvcc = line["nvcc ".len()..].into(),
+                (Some("ptxas"), _, _) => m.ptxas = line["ptxas ".len()..].into(),
                 _ => {}
             }
         }
@@ -110,8 +114,9 @@ impl Manifest {
         self.artifacts.insert(file.into(), digest.into());
     }
 
-    pub(crate) fn set_nvcc(&mut self, version: &str) {
-        self.nvcc = version.into();
+    pub(crate) fn set_tools(&mut self, nvcc: &str, ptxas: &str) {
+        self.nvcc = nvcc.into();
+        self.ptxas = ptxas.into();
     }
 
     pub(crate) fn write(&self, dir: &Path) {
@@ -123,6 +128,9 @@ impl Manifest {
             s += &format!("artifact {n} {h}\n");
         }
         s += &format!("nvcc {}\n", self.nvcc);
+        if !self.ptxas.is_empty() {
+            s += &format!("ptxas {}\n", self.ptxas);
+        }
         std::fs::write(dir.join("MANIFEST"), s).expect("write MANIFEST");
     }
 }

@@ -47,13 +47,19 @@ pub struct KernelModule {
     /// The virtual architecture nvcc compiles to PTX (`"80"`, `"90a"`); every target is
     /// produced from that PTX.
     pub ptx_arch: &'static str,
+    /// The PTX ISA version the PTX is declared as before ptxas assembles it (`"8.8"`), or
+    /// `None` for nvcc's own. nvcc declares the newest ISA it knows, which ties the
+    /// artifacts to its toolkit's driver; declaring the oldest ISA that holds every
+    /// instruction the module uses lets an older ptxas assemble it (ptxas rejects
+    /// instructions its ISA lacks) and older drivers load the result.
+    pub ptx_isa: Option<&'static str>,
     /// What is shipped: cubins (by ptxas from the PTX) and/or the PTX itself.
     pub targets: &'static [Target],
 }
 
 /// Where a crate keeps its kernels.
 #[derive(Clone, Debug)]
-pub struct Layout {
+pub struct Folders {
     /// The `.cu`/`.cuh` folder.
     pub kernel_dir: PathBuf,
     /// The committed artifact folder (compressed artifacts and `MANIFEST`).
@@ -71,30 +77,34 @@ pub const NVCC_FLAGS: &[&str] = &[
     "--ptx",
 ];
 
+/// Environment variable naming the ptxas that assembles the cubins (default: the one
+/// beside nvcc): an older CUDA's ptxas gives cubins that older drivers load.
+pub const PTXAS_ENV: &str = "PTXAS";
+
 /// Environment variable that forces every module to be rebuilt.
 pub const REBUILD_ENV: &str = "FERROCUTE_REBUILD_KERNELS";
 
 /// Renders, checks, (re)builds when needed, and writes `OUT_DIR/kernel_registry.rs`.
 /// Prints cargo's `rerun-if` lines. Panics (a build error) with what to do when a module's
 /// sources changed and no toolchain is found.
-pub fn build(modules: &[KernelModule], layout: &Layout) {
-    for v in [REBUILD_ENV, "NVCC", "CUDA_HOME", "CUTLASS_DIR"] {
+pub fn build(modules: &[KernelModule], dirs: &Folders) {
+    for v in [REBUILD_ENV, PTXAS_ENV, "NVCC", "CUDA_HOME", "CUTLASS_DIR"] {
         println!("cargo:rerun-if-env-changed={v}");
     }
-    println!("cargo:rerun-if-changed={}", layout.kernel_dir.display());
-    println!("cargo:rerun-if-changed={}", layout.artifact_dir.display());
-    check_every_file_owned(modules, &layout.kernel_dir);
+    println!("cargo:rerun-if-changed={}", dirs.kernel_dir.display());
+    println!("cargo:rerun-if-changed={}", dirs.artifact_dir.display());
+    check_every_file_owned(modules, &dirs.kernel_dir);
 
     let hashes: Vec<String> = modules
         .iter()
         .map(|m| {
             let header = (m.header)();
-            let path = layout.out_dir.join(format!("{}_configs.h", m.name));
+            let path = dirs.out_dir.join(format!("{}_configs.h", m.name));
             std::fs::write(&path, &header).expect("write generated header");
-            manifest::module_hash(m, &layout.kernel_dir, &header)
+            manifest::module_hash(m, &dirs.kernel_dir, &header)
         })
         .collect();
-    let mut committed = manifest::Manifest::read(&layout.artifact_dir);
+    let mut committed = manifest::Manifest::read(&dirs.artifact_dir);
     let force = std::env::var_os(REBUILD_ENV).is_some_and(|v| v != "0");
     let stale: Vec<&KernelModule> = modules
         .iter()
@@ -112,14 +122,14 @@ pub fn build(modules: &[KernelModule], layout: &Layout) {
                  built, and they cannot be rebuilt: {why}. Set NVCC (or CUDA_HOME) and \
                  CUTLASS_DIR (the folder holding include/cute), or restore the sources.",
                 if force { "a rebuild was asked for, or sources" } else { "the sources" },
-                layout.artifact_dir.display()
+                dirs.artifact_dir.display()
             )
             });
         // One nvcc per module, side by side: the largest module alone takes most of a rebuild.
         let built: Vec<Vec<(String, Vec<u8>)>> = std::thread::scope(|s| {
             let jobs: Vec<_> = stale
                 .iter()
-                .map(|m| s.spawn(|| compile::module(m, layout, &tc)))
+                .map(|m| s.spawn(|| compile::module(m, dirs, &tc)))
                 .collect();
             jobs.into_iter()
                 .map(|j| j.join().expect("nvcc job"))
@@ -127,21 +137,22 @@ pub fn build(modules: &[KernelModule], layout: &Layout) {
         });
         for (m, files) in stale.iter().zip(built) {
             for (file, bytes) in files {
-                let digest = compile::store(&layout.artifact_dir, &file, &bytes, &tc.zstd);
+                let digest = compile::store(&dirs.artifact_dir, &file, &bytes, &tc.zstd);
                 committed.set_artifact(&file, &digest);
             }
             let h = &hashes[modules.iter().position(|x| x.name == m.name).unwrap()];
             committed.set_module(m.name, h);
         }
-        committed.set_nvcc(&tc.version);
-        committed.write(&layout.artifact_dir);
+        committed.set_tools(&tc.version, &tc.ptxas_version);
+        committed.write(&dirs.artifact_dir);
         println!(
-            "cargo:warning=rebuilt kernel modules {names:?} with {} into {}",
+            "cargo:warning=rebuilt kernel modules {names:?} with {} and ptxas {} into {}",
             tc.version,
-            layout.artifact_dir.display()
+            tc.ptxas_version,
+            dirs.artifact_dir.display()
         );
     }
-    write_registry(modules, layout);
+    write_registry(modules, dirs);
 }
 
 /// Panics if a file of the kernel folder belongs to no module.
@@ -161,7 +172,7 @@ fn check_every_file_owned(modules: &[KernelModule], dir: &Path) {
 }
 
 /// `OUT_DIR/kernel_registry.rs`: every module's artifacts, embedded.
-fn write_registry(modules: &[KernelModule], layout: &Layout) {
+fn write_registry(modules: &[KernelModule], dirs: &Folders) {
     let mut s = String::from(
         "// Generated by ferrocute_kernels::build from the module registry. Do not edit.\n\
          /// Every kernel module's embedded artifacts.\n\
@@ -174,7 +185,7 @@ fn write_registry(modules: &[KernelModule], layout: &Layout) {
             m.name
         );
         for t in m.targets {
-            let path = layout
+            let path = dirs
                 .artifact_dir
                 .join(format!("{}.zst", t.file_name(m.name)));
             let _ = writeln!(
@@ -186,5 +197,5 @@ fn write_registry(modules: &[KernelModule], layout: &Layout) {
         s += "    ] },\n";
     }
     s += "];\n";
-    std::fs::write(layout.out_dir.join("kernel_registry.rs"), s).expect("write registry");
+    std::fs::write(dirs.out_dir.join("kernel_registry.rs"), s).expect("write registry");
 }

@@ -8,8 +8,10 @@ use std::process::Command;
 pub struct Toolchain {
     /// nvcc.
     pub nvcc: PathBuf,
-    /// ptxas (beside nvcc).
+    /// ptxas: `$PTXAS`, else the one beside nvcc.
     pub ptxas: PathBuf,
+    /// ptxas's release line.
+    pub ptxas_version: String,
     /// The folder holding `include/cute`.
     pub cutlass: PathBuf,
     /// The `zstd` command, which compresses the artifacts.
@@ -19,7 +21,8 @@ pub struct Toolchain {
 }
 
 impl Toolchain {
-    /// nvcc: `$NVCC`, else `$CUDA_HOME/bin/nvcc`, else `nvcc` on `PATH`. CuTe: `$CUTLASS_DIR`
+    /// nvcc: `$NVCC`, else `$CUDA_HOME/bin/nvcc`, else `nvcc` on `PATH`; ptxas: `$PTXAS`,
+    /// else beside nvcc. CuTe: `$CUTLASS_DIR`
     /// (for the PyPI `nvidia-cutlass` wheel, `.../cutlass_library/source`). `zstd` on `PATH`.
     pub fn find() -> Result<Toolchain, String> {
         let nvcc = std::env::var_os("NVCC")
@@ -38,8 +41,14 @@ impl Toolchain {
         let zstd = on_path("zstd").ok_or("the zstd command was not found on PATH")?;
         let version =
             version_of(&nvcc).ok_or_else(|| format!("{} --version failed", nvcc.display()))?;
+        let ptxas = std::env::var_os(super::PTXAS_ENV)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| nvcc.with_file_name("ptxas"));
+        let ptxas_version =
+            version_of(&ptxas).ok_or_else(|| format!("{} --version failed", ptxas.display()))?;
         Ok(Toolchain {
-            ptxas: nvcc.with_file_name("ptxas"),
+            ptxas,
+            ptxas_version,
             nvcc,
             cutlass,
             zstd,
