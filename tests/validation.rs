@@ -432,3 +432,34 @@ fn no_device_is_an_error_not_a_panic() {
         Err(e) => assert!(matches!(e, Error::NoDevice { .. }), "{e}"),
     }
 }
+
+/// Every kernel the dispatch tables can choose is rendered into its module's generated
+/// header (the Rust tables and the C++ instantiations come from separate lists), so its
+/// entry points exist in the module's artifacts.
+#[test]
+fn every_table_kernel_is_instantiated() {
+    use ferrocute::gemm::registry::{
+        FAST_KERNELS, PERSISTENT_KERNELS, SKINNY_KERNELS, SMALL_M_KERNELS,
+    };
+    use ferrocute::kernels::registry::MODULES;
+    let tables = SKINNY_KERNELS
+        .iter()
+        .chain(SMALL_M_KERNELS)
+        .chain(PERSISTENT_KERNELS.iter().map(|w| &w.config))
+        .chain(FAST_KERNELS);
+    for cfg in tables {
+        let module = MODULES
+            .iter()
+            .find(|m| m.name == cfg.module)
+            .unwrap_or_else(|| panic!("{}: no kernel module {}", cfg.name, cfg.module));
+        let header = (module.header)();
+        // Hopper lists name the configuration without `sm90_`; Ampere-class ones in full.
+        let stem = cfg.name.trim_start_matches("sm90_");
+        assert!(
+            header.contains(&format!("X({stem},")) || header.contains(&format!(", {})", cfg.name)),
+            "{} is not instantiated in module {}",
+            cfg.name,
+            cfg.module
+        );
+    }
+}
