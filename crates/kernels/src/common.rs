@@ -53,6 +53,25 @@ pub(crate) fn check(cond: String, what: &str) -> String {
     format!("static_assert({cond}, \"{what}\");\n")
 }
 
+/// The launch checks of configuration `st`: `smem_need` (a C++ expression of the bytes the
+/// kernel needs) at most the `smem` Rust launches with, and `threads_expr` (C++) equal to
+/// Rust's `threads`.
+pub(crate) fn launch_checks(
+    st: &str,
+    smem_need: &str,
+    smem: usize,
+    threads_expr: &str,
+    threads: usize,
+) -> String {
+    check(
+        format!("{smem_need} <= {smem}"),
+        &format!("{st}: the kernel needs more shared memory than Rust launches with"),
+    ) + &check(
+        format!("{threads_expr} == {threads}"),
+        &format!("{st}: thread count differs from Rust's"),
+    )
+}
+
 /// The `X(..)` arguments of a Hopper configuration: its name without `sm90_`, its struct.
 pub(crate) fn hopper_entry(name: &str, st: &str) -> String {
     format!("{}, {st}", name.trim_start_matches("sm90_"))

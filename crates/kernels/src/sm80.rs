@@ -1,6 +1,6 @@
 //! Ampere-class (cp.async + ldmatrix + mma.sync) configurations: `src/kernels/sm80_gemm.cuh`.
 
-use crate::common::{check, render_header, unwrap, ELEM_BYTES, SMEM_LIMIT};
+use crate::common::{launch_checks, render_header, unwrap, ELEM_BYTES, SMEM_LIMIT};
 use ferrocute_layout::algebra::{make_layout, make_layout_right, tile_to_shape};
 use ferrocute_layout::render::{cpp_tuple, cpp_type};
 use ferrocute_layout::{Operand, Tup, Value};
@@ -273,12 +273,13 @@ pub fn render_sm80_header() -> String {
     }
     fn checks<C: Sm80Config>() -> String {
         let st = C::STRUCT;
-        check(
-            format!("ferrocute::smem_bytes<{st}>(2) <= {}", C::SMEM_BYTES),
-            &format!("{st}: the kernel needs more shared memory than Rust launches with"),
-        ) + &check(
-            format!("{st}::Threads == {}", C::THREADS),
-            &format!("{st}: thread count differs from Rust's"),
+        let smem_need = format!("ferrocute::smem_bytes<{st}>(2)");
+        launch_checks(
+            st,
+            &smem_need,
+            C::SMEM_BYTES,
+            &format!("{st}::Threads"),
+            C::THREADS,
         )
     }
     render_header(

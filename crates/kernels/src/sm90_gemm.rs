@@ -1,7 +1,7 @@
 //! Hopper persistent-tile configurations (TMA + WGMMA, warp-specialized):
 //! `src/kernels/sm90_gemm.cuh`.
 
-use crate::common::{check, hopper_entry, render_header, unwrap, ELEM_BYTES, SMEM_LIMIT};
+use crate::common::{hopper_entry, launch_checks, render_header, unwrap, ELEM_BYTES, SMEM_LIMIT};
 use ferrocute_layout::algebra::tile_to_shape;
 use ferrocute_layout::render::{cpp_tuple, cpp_type};
 use ferrocute_layout::{Operand, Tup, Value};
@@ -307,12 +307,13 @@ pub fn render_sm90_header() -> String {
     }
     fn checks<C: Sm90Config>() -> String {
         let st = C::STRUCT;
-        check(
-            format!("ferrocute::sm90::smem_bytes<{st}>() <= {}", C::SMEM_BYTES),
-            &format!("{st}: the kernel needs more shared memory than Rust launches with"),
-        ) + &check(
-            format!("ferrocute::sm90::kThreads == {}", C::THREADS),
-            &format!("{st}: thread count differs from Rust's"),
+        let smem_need = format!("ferrocute::sm90::smem_bytes<{st}>()");
+        launch_checks(
+            st,
+            &smem_need,
+            C::SMEM_BYTES,
+            "ferrocute::sm90::kThreads",
+            C::THREADS,
         )
     }
     render_header(

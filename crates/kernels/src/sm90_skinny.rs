@@ -1,6 +1,6 @@
 //! Register-streaming configurations for `m <= 16`: `src/kernels/sm90_skinny.cuh`.
 
-use crate::common::{check, hopper_entry, render_header, ELEM_BYTES, SMEM_LIMIT};
+use crate::common::{hopper_entry, launch_checks, render_header, ELEM_BYTES, SMEM_LIMIT};
 use ferrocute_layout::render::cpp_type;
 use ferrocute_layout::{SwizzleFn, Tup, Value};
 
@@ -209,16 +209,16 @@ pub fn render_skinny_header() -> String {
     }
     fn checks<C: SkinnyConfig>() -> String {
         let st = C::STRUCT;
-        check(
-            format!(
-                "{st}::Warps * 2 * {st}::ABufElems * 2 + \
-                 int(cute::cosize(typename {st}::SmemLayoutRed{{}})) * 4 <= {}",
-                C::SMEM_BYTES
-            ),
-            &format!("{st}: the kernel needs more shared memory than Rust launches with"),
-        ) + &check(
-            format!("32 * {st}::Warps == {}", C::THREADS),
-            &format!("{st}: thread count differs from Rust's"),
+        let smem_need = format!(
+            "{st}::Warps * 2 * {st}::ABufElems * 2 + \
+             int(cute::cosize(typename {st}::SmemLayoutRed{{}})) * 4"
+        );
+        launch_checks(
+            st,
+            &smem_need,
+            C::SMEM_BYTES,
+            &format!("32 * {st}::Warps"),
+            C::THREADS,
         )
     }
     render_header(

@@ -1,6 +1,6 @@
 //! Hopper small-M configurations that split K over a cluster: `src/kernels/sm90_splitk.cuh`.
 
-use crate::common::{check, hopper_entry, render_header, unwrap, ELEM_BYTES, SMEM_LIMIT};
+use crate::common::{hopper_entry, launch_checks, render_header, unwrap, ELEM_BYTES, SMEM_LIMIT};
 use crate::sm90_gemm::{cpp_gmma_atom, GMMA_INCLUDES};
 use ferrocute_layout::algebra::tile_to_shape;
 use ferrocute_layout::render::cpp_tuple;
@@ -156,15 +156,13 @@ pub fn render_splitk_header() -> String {
     }
     fn checks<C: SplitKConfig>() -> String {
         let st = C::STRUCT;
-        check(
-            format!(
-                "ferrocute::sm90::splitk_smem_bytes<{st}>() <= {}",
-                C::SMEM_BYTES
-            ),
-            &format!("{st}: the kernel needs more shared memory than Rust launches with"),
-        ) + &check(
-            format!("ferrocute::sm90::kThreads == {}", C::THREADS),
-            &format!("{st}: thread count differs from Rust's"),
+        let smem_need = format!("ferrocute::sm90::splitk_smem_bytes<{st}>()");
+        launch_checks(
+            st,
+            &smem_need,
+            C::SMEM_BYTES,
+            "ferrocute::sm90::kThreads",
+            C::THREADS,
         )
     }
     render_header(
