@@ -1,4 +1,9 @@
-#![doc = include_str!("../README.md")]
+#![cfg_attr(feature = "gemm", doc = include_str!("../README.md"))]
+#![cfg_attr(
+    not(feature = "gemm"),
+    doc = "CuTe's layout algebra as Rust types (this build has no `gemm` feature): see \
+           [`ferrocute_layout`], which this crate re-exports."
+)]
 #![warn(missing_docs)]
 
 pub use ferrocute_layout::*;

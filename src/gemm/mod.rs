@@ -110,7 +110,8 @@ pub struct Gemm {
     cc: (i32, i32),
     sm_count: u32,
     repacking: Repacking,
-    /// Tuning overrides of the dispatch (none unless set, or named by the environment).
+    /// Tuning overrides of the dispatch ([`Gemm::with_overrides`]; by default from the
+    /// environment).
     overrides: Overrides,
     /// Repacked copies of misaligned operands (grown on demand, shared by clones, which
     /// use the same stream).
@@ -178,6 +179,25 @@ impl Gemm {
     /// ```
     pub fn repacking(&self) -> Repacking {
         self.repacking
+    }
+
+    /// This handle with other dispatch [`Overrides`] (by default those the environment
+    /// names when the handle is made, see [`Overrides::from_env`]).
+    ///
+    /// ```no_run
+    /// use ferrocute::gemm::{Gemm, Overrides};
+    /// let gemm = Gemm::open(0)?.with_overrides(Overrides { split_k: Some(2), ..Overrides::default() });
+    /// assert_eq!(gemm.overrides().split_k, Some(2));
+    /// # Ok::<(), ferrocute::gemm::Error>(())
+    /// ```
+    pub fn with_overrides(mut self, overrides: Overrides) -> Gemm {
+        self.overrides = overrides;
+        self
+    }
+
+    /// The handle's dispatch [`Overrides`].
+    pub fn overrides(&self) -> Overrides {
+        self.overrides
     }
 
     /// [`open_stream`] + [`Gemm::new`].

@@ -63,7 +63,8 @@ impl LaunchPath {
 pub struct KernelConfig {
     /// The `<cfg>` part of the entry-point names.
     pub name: &'static str,
-    /// PTX module (file `ptx/<module>.ptx`, embedded at build time).
+    /// Kernel module ([`ferrocute_kernels::registry::MODULES`]), whose artifacts are
+    /// embedded at build time.
     pub module: &'static str,
     /// Output rows (M) per thread block.
     pub tile_m: u32,

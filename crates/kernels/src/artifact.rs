@@ -44,16 +44,22 @@ impl Target {
     /// assert!(Target::Ptx("80").runs_on((12, 0)) && !Target::Ptx("80").runs_on((7, 5)));
     /// ```
     pub fn runs_on(self, cc: (i32, i32)) -> bool {
-        let (arch, specific) = match self {
-            Target::Cubin(a) | Target::Ptx(a) => (a.trim_end_matches('a'), a.ends_with('a')),
-        };
-        let n: i32 = arch.parse().unwrap_or(i32::MAX);
-        let (major, minor) = (n / 10, n % 10);
+        let (major, minor, specific) = self.version();
         match self {
             _ if specific => cc == (major, minor),
             Target::Cubin(_) => cc.0 == major && cc.1 >= minor,
             Target::Ptx(_) => cc >= (major, minor),
         }
+    }
+}
+
+impl Target {
+    /// `(major, minor, arch-specific)` of the architecture, e.g. `(9, 0, true)` for `90a`
+    /// (an unparsable name sorts last and runs nowhere).
+    fn version(self) -> (i32, i32, bool) {
+        let (Target::Cubin(a) | Target::Ptx(a)) = self;
+        let n: i32 = a.trim_end_matches('a').parse().unwrap_or(i32::MAX);
+        (n / 10, n % 10, a.ends_with('a'))
     }
 }
 
@@ -85,13 +91,13 @@ impl ModuleArtifacts {
             .iter()
             .filter(|a| matches!(a.target, Target::Cubin(_)))
             .filter(runs)
-            .max_by_key(|a| a.target.name());
+            .max_by_key(|a| a.target.version());
         cubin.or_else(|| {
             self.artifacts
                 .iter()
                 .filter(|a| matches!(a.target, Target::Ptx(_)))
                 .filter(runs)
-                .max_by_key(|a| a.target.name())
+                .max_by_key(|a| a.target.version())
         })
     }
 }

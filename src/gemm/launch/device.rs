@@ -41,7 +41,7 @@ pub(crate) fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
     })
 }
 
-/// Number of CUDA devices (0 with no driver).
+/// Number of CUDA devices; `Error::NoDevice` without a driver.
 pub(crate) fn device_count() -> Result<usize, Error> {
     if !driver_present() {
         return Err(Error::NoDevice {

@@ -236,19 +236,22 @@ enum ModuleImage {
 }
 
 /// The image of `module` for a GPU of compute capability `cc`: for kernel development,
-/// `$FERROCUTE_PTX_DIR/<module>.cubin` or `.ptx` when that variable is set; else the
-/// embedded artifact that runs on the GPU (a cubin where there is one, so no PTX JIT),
-/// decompressed.
+/// `$FERROCUTE_PTX_DIR/<module>.cubin`, else `<module>.ptx`, when that variable names a
+/// folder holding one; else the embedded artifact that runs on the GPU (a cubin where there
+/// is one, so no PTX JIT), decompressed.
 fn module_image(module: &str, cc: (i32, i32)) -> Result<ModuleImage, String> {
     if let Some(dir) = std::env::var_os("FERROCUTE_PTX_DIR").map(PathBuf::from) {
-        let read = |ext: &str| std::fs::read(dir.join(format!("{module}.{ext}")));
-        return match read("cubin") {
-            Ok(bytes) => Ok(ModuleImage::Cubin(bytes)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => read("ptx")
-                .map(ModuleImage::Ptx)
-                .map_err(|e| format!("{}/{module}.ptx: {e}", dir.display())),
-            Err(e) => Err(format!("{}/{module}.cubin: {e}", dir.display())),
-        };
+        for (ext, image) in [
+            ("cubin", ModuleImage::Cubin as fn(_) -> _),
+            ("ptx", ModuleImage::Ptx),
+        ] {
+            let path = dir.join(format!("{module}.{ext}"));
+            match std::fs::read(&path) {
+                Ok(bytes) => return Ok(image(bytes)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("{}: {e}", path.display())),
+            }
+        }
     }
     let artifacts = module_artifacts(module).ok_or_else(|| format!("no kernel module {module}"))?;
     let artifact = artifacts.for_device(cc).ok_or_else(|| {

@@ -28,14 +28,19 @@ pub(crate) fn digest(bytes: &[u8]) -> String {
     format!("{:016x}", fnv1a(bytes, FNV_OFFSET))
 }
 
-/// Files under `dir/sub`, relative to `dir`, `/`-separated, sorted.
+/// Files under `dir/sub`, relative to `dir`, `/`-separated, sorted; hidden files (an
+/// editor's swap files) are not sources.
 pub(crate) fn files_under(dir: &Path, sub: &str) -> Vec<String> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
         return out;
     };
     for e in entries.flatten() {
-        let name = format!("{sub}{}", e.file_name().to_string_lossy());
+        let file = e.file_name().to_string_lossy().into_owned();
+        if file.starts_with('.') {
+            continue;
+        }
+        let name = format!("{sub}{file}");
         if e.path().is_dir() {
             out.extend(files_under(dir, &format!("{name}/")));
         } else {
@@ -55,9 +60,16 @@ pub(crate) fn module_hash(m: &KernelModule, kernel_dir: &Path, header: &str) -> 
         } else {
             vec![dep.to_string()]
         };
+        assert!(
+            !files.is_empty(),
+            "kernel module {}: dep {dep} names no file",
+            m.name
+        );
         for f in files {
+            let bytes = std::fs::read(kernel_dir.join(&f))
+                .unwrap_or_else(|e| panic!("kernel module {}: dep {f}: {e}", m.name));
             h = fnv1a(f.as_bytes(), h);
-            h = fnv1a(&std::fs::read(kernel_dir.join(&f)).unwrap_or_default(), h);
+            h = fnv1a(&bytes, h);
         }
     }
     h = fnv1a(header.as_bytes(), h);
@@ -94,8 +106,8 @@ impl Manifest {
                 (Some("artifact"), Some(n), Some(h)) => {
                     m.artifacts.insert(n.into(), h.into());
                 }
-                (Some("nvcc"), _, _) => m.nvcc = line["nvcc ".len()..].into(),
-                (Some("ptxas"), _, _) => m.ptxas = line["ptxas ".len()..].into(),
+                (Some("nvcc"), _, _) => m.nvcc = line["nvcc".len()..].trim().into(),
+                (Some("ptxas"), _, _) => m.ptxas = line["ptxas".len()..].trim().into(),
                 _ => {}
             }
         }
