@@ -438,16 +438,9 @@ fn no_device_is_an_error_not_a_panic() {
 /// entry points exist in the module's artifacts.
 #[test]
 fn every_table_kernel_is_instantiated() {
-    use ferrocute::gemm::registry::{
-        FAST_KERNELS, PERSISTENT_KERNELS, SKINNY_KERNELS, SMALL_M_KERNELS,
-    };
+    use ferrocute::gemm::registry::all_kernels;
     use ferrocute::kernels::registry::MODULES;
-    let tables = SKINNY_KERNELS
-        .iter()
-        .chain(SMALL_M_KERNELS)
-        .chain(PERSISTENT_KERNELS.iter().map(|w| &w.config))
-        .chain(FAST_KERNELS);
-    for cfg in tables {
+    for cfg in all_kernels() {
         let module = MODULES
             .iter()
             .find(|m| m.name == cfg.module)

@@ -7,8 +7,8 @@ use super::geometry::{
 };
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
-    kernel_name, runs_on, GridKind, KernelConfig, Weighed, FAST_KERNELS, PERSISTENT_KERNELS,
-    SIMPLE_KERNEL, SKINNY_KERNELS, SMALL_M_KERNELS,
+    all_kernels, kernel_name, runs_on, GridKind, KernelConfig, Weighed, FAST_KERNELS,
+    PERSISTENT_KERNELS, SIMPLE_KERNEL, SKINNY_KERNELS, SMALL_M_KERNELS,
 };
 
 /// The entry of [`PERSISTENT_KERNELS`] that the weighing picks for `plan`, among those
@@ -294,14 +294,7 @@ impl Overrides {
         tail_split: Option<&str>,
     ) -> Overrides {
         Overrides {
-            kernel: kernel.and_then(|name| {
-                SKINNY_KERNELS
-                    .iter()
-                    .chain(SMALL_M_KERNELS)
-                    .chain(PERSISTENT_KERNELS.iter().map(|w| &w.config))
-                    .chain(FAST_KERNELS)
-                    .find(|c| c.name == name)
-            }),
+            kernel: kernel.and_then(|name| all_kernels().find(|c| c.name == name)),
             split_k: split_k
                 .and_then(|v| v.parse().ok())
                 .filter(|s| matches!(s, 1 | 2 | 4 | 8)),

@@ -376,3 +376,13 @@ pub fn kernel_name(
 pub fn runs_on(cfg: &KernelConfig, cc: (i32, i32)) -> bool {
     cc >= cfg.min_arch && module_artifacts(cfg.module).is_some_and(|m| m.for_device(cc).is_some())
 }
+
+/// Every configuration the dispatch tables can choose (the simple and repacking kernels
+/// aside), in the order the dispatcher prefers them.
+pub fn all_kernels() -> impl Iterator<Item = &'static KernelConfig> {
+    SKINNY_KERNELS
+        .iter()
+        .chain(SMALL_M_KERNELS)
+        .chain(PERSISTENT_KERNELS.iter().map(|w| &w.config))
+        .chain(FAST_KERNELS)
+}

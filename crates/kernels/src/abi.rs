@@ -3,7 +3,7 @@
 //! so a mismatch fails the nvcc build instead of corrupting a launch.
 
 macro_rules! mirror {
-    ($(#[$m:meta])* $name:ident in $header:literal { $($(#[$fm:meta])* $field:ident: $ty:ty,)* }) => {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $field:ident: $ty:ty,)* }) => {
         $(#[$m])*
         #[repr(C)]
         #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -36,7 +36,7 @@ macro_rules! mirror {
 mirror! {
     /// `struct GemmParams` of `src/kernels/gemm_params.h`: the problem every GEMM kernel
     /// takes (device pointers as `u64`, i.e. `CUdeviceptr`).
-    GemmParams in "gemm_params.h" {
+    GemmParams {
         /// A's base.
         a: u64,
         /// B's base.
@@ -85,7 +85,7 @@ mirror! {
 mirror! {
     /// `struct RepackParams` of `src/kernels/repack.cuh`: `count` copies of a
     /// `height x width` block of rows (lengths in elements).
-    RepackParams in "repack.cuh" {
+    RepackParams {
         /// Source base.
         src: u64,
         /// Destination base.

@@ -8,9 +8,7 @@ use std::process::{Command, Stdio};
 
 /// Compiles one module; returns its artifacts `(file name before compression, bytes)`.
 pub(crate) fn module(m: &KernelModule, dirs: &Folders, tc: &Toolchain) -> Vec<(String, Vec<u8>)> {
-    let ptx_path = dirs
-        .out_dir
-        .join(format!("{}.compute_{}.ptx", m.name, m.ptx_arch));
+    let ptx_path = dirs.out_dir.join(Target::Ptx(m.ptx_arch).file_name(m.name));
     run(
         Command::new(&tc.nvcc)
             .args(NVCC_FLAGS)
