@@ -50,8 +50,9 @@ fn gpu_split_k() {
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
         let ds = dispatch(&d, "bf16", "bf16", g.compute_capability(), 132).unwrap();
         if g.compute_capability().0 == 9 {
-            // m <= 16 with this (K-major) B streams through registers instead.
-            if m <= 16 && k % 8 == 0 {
+            // m <= 16 with this (K-major) B streams through registers instead, as does
+            // n <= 16 < m (the transposed problem: its B is this row-major A).
+            if (m <= 16 || (n <= 16 && n < m)) && k % 8 == 0 {
                 assert!(ds.kernel.contains("skinny"), "{m}x{n}x{k}: {}", ds.kernel);
                 continue;
             }
@@ -108,8 +109,9 @@ fn gpu_split_k_clusters_resident() {
 }
 
 /// The register-streaming kernels for m <= 16 (K-major B, A either way, k % 8 == 0): edge
-/// sizes of M, N and K, K over 1 to 128 chunks (and split over 8 or 16 warps), both CTA
-/// sizes, every transpose (a row-major C swaps the operands: then N <= 16 qualifies), alpha/beta,
+/// sizes of M, N and K, K over 1 to 128 chunks (and split over 8 warps and CTAs), every
+/// transpose (a row-major C runs transposed, writing C in place, or swaps the operands:
+/// then N <= 16 qualifies), alpha/beta,
 /// batches, three type pairs, and GEMVs whose 1 x k A is column-major with ld 1; every
 /// element against the f64 reference.
 #[test]
@@ -143,10 +145,12 @@ fn gpu_skinny() {
                         1 => run_case::<f16, f32>(&g, &mut rng, &cs, None).kernel,
                         _ => run_case::<bf16, f16>(&g, &mut rng, &cs, None).kernel,
                     };
-                    // The kernel's M is m for a column-major C, else n (A and B swap and
-                    // transpose): its B is then A^T, K-major iff A is row-major. Its A may
-                    // be either (the leading dimensions here are multiples of 8).
-                    let (km, kb_k_major) = if lc == Order::ColMajor {
+                    // The kernel's M is m for a column-major C, and for a row-major C with
+                    // m < n where the transposed problem runs (m <= 128); else n (A
+                    // and B swap and transpose): its B is then A^T, K-major iff A is
+                    // row-major. Its A may be either (leading dimensions are multiples of 8).
+                    let transposed = lc == Order::RowMajor && m < n && m <= 128;
+                    let (km, kb_k_major) = if lc == Order::ColMajor || transposed {
                         (m, lb == Order::ColMajor)
                     } else {
                         (n, la == Order::RowMajor)
@@ -191,7 +195,7 @@ fn gpu_skinny() {
 
 /// Rows of A and B that start on 8 but not 16 bytes (K = 4 mod 8, or leading dimensions
 /// padded by 4) go to the register-streaming kernel in place, read in 8-byte halves, also
-/// past `SKINNY_MAX_B` (8x8192x8196): K residues of 4 in the last piece, M and N edges,
+/// for 64 MiB of B (8x8192x8196): K residues of 4 in the last piece, M and N edges,
 /// batches; every element against f64.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]

@@ -345,27 +345,46 @@ fn kernel_names() {
     (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_128x192x64_s4_pp_kk_bf16_bf16");
-    // m <= 16, K-major A and B, k % 4 == 0, B up to 32 Mi elements (any, where its rows
-    // start on 8 bytes only): B streams through registers, one CTA per 16 rows of N (grid.x, so any N); 8 warps per CTA once the CTAs
-    // fill the SMs, else 16.
+    // m <= 16, K-major B, k % 4 == 0, any size of B: B streams through registers in
+    // persistent CTAs (2 per SM) over tiles of 16 rows of N and a part of K, the parts
+    // spreading the tiles evenly.
     let mut d = desc(16, 1 << 21, 8);
     (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_skinny16_w8_kk_bf16_bf16");
-    assert_eq!(ds.grid, (1 << 17, 1, 1));
+    assert_eq!((ds.grid, ds.tail), ((264, 1, 1), TailSplit::default()));
+    for ((m, n, k), parts) in [
+        ((1, 6144, 4096), 1),
+        ((16, 1024, 14336), 2),
+        ((8, 28672, 4096), 1),
+    ] {
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        let tiles = n as u32 / 16;
+        assert_eq!(ds.grid, ((tiles * parts).min(264), 1, 1), "{m}x{n}x{k}");
+        let want = if parts > 1 {
+            TailSplit {
+                tiles,
+                splits: parts,
+            }
+        } else {
+            TailSplit::default()
+        };
+        assert_eq!(ds.tail, want, "{m}x{n}x{k}");
+    }
     for ((m, n, k), want) in [
         ((16, 4096, 4096), Some("skinny16_w8")),
         ((1, 2112, 64), Some("skinny16_w8")),
-        ((16, 2096, 64), Some("skinny16_w16")),
-        ((7, 1000, 4104), Some("skinny16_w16")),
+        ((16, 2096, 64), Some("skinny16_w8")),
+        ((7, 1000, 4104), Some("skinny16_w8")),
         ((17, 4096, 4096), None),
-        // Rows on 8 bytes only: read in place whatever the size of B.
+        // Rows on 8 bytes only: read in place.
         ((16, 4096, 4100), Some("skinny16_w8")),
         ((8, 8192, 8196), Some("skinny16_w8")),
-        // Rows on 4 bytes: repacked for the split-K kernel; B past 32 Mi elements on rows
-        // of 16 bytes: the split-K kernel.
+        ((16, 8192, 8192), Some("skinny16_w8")),
+        // Rows on 4 bytes: repacked for the split-K kernel.
         ((16, 4096, 4098), None),
-        ((16, 8192, 8192), None),
     ] {
         let mut d = desc(m, n, k);
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
@@ -403,6 +422,67 @@ fn kernel_names() {
         let ds = dispatch(&d, "bf16", "bf16", (8, 0), 108).unwrap();
         assert!(!ds.kernel.contains("skinny"), "{m}x{n}x{k} on sm_80");
     }
+}
+
+/// `y = x W^T` with everything row-major (how PyTorch and candle store a linear layer) and
+/// few rows of `x`: planned as `y^T` (the weight on A, the rows on N), it runs as its
+/// transpose on the small-M kernels, writing the row-major `y` in place (`d_n_major`);
+/// where no small-M kernel takes the transpose, the swapped plan stays.
+#[test]
+fn row_major_decode_runs_transposed() {
+    let rm = |m: usize, n: usize, k: usize, b_order: Order| GemmDesc {
+        a: od(m, k, Order::RowMajor, 1 << 32),
+        b: od(k, n, b_order, 2 << 32),
+        c: od(m, n, Order::RowMajor, 3 << 32),
+        in_bytes: 2,
+        out_bytes: 2,
+    };
+    for ((m, n, k), family) in [
+        ((1, 4096, 4096), "skinny16_w8_kk"),
+        ((16, 14336, 4096), "skinny16_w8_kk"),
+        ((17, 4096, 4096), "splitk_64x64x64_s13_kk"),
+        ((128, 4096, 14336), "splitk_128x64x64_s9_kk"),
+    ] {
+        let ds = dispatch(&rm(m, n, k, Order::ColMajor), "bf16", "bf16", (9, 0), 132).unwrap();
+        assert_eq!(
+            ds.kernel,
+            format!("ferrocute_sm90_{family}_bf16_bf16"),
+            "{m}x{n}x{k}"
+        );
+        let p = ds.plan;
+        assert!(p.d_n_major && !p.swapped && (p.m, p.n) == (m as i32, n as i32));
+        assert_eq!((p.a.ptr, p.b.ptr, p.d.ld), (1 << 32, 2 << 32, n as i64));
+    }
+    // A weight stored k x n row-major (N-major B): the split-K kernel's kn entry.
+    let ds = dispatch(
+        &rm(8, 4096, 4096, Order::RowMajor),
+        "bf16",
+        "bf16",
+        (9, 0),
+        132,
+    )
+    .unwrap();
+    assert!(ds.plan.d_n_major && ds.kernel.contains("splitk") && ds.kernel.contains("_kn_"));
+    // Many rows: the swapped plan, D column-major.
+    let ds = dispatch(
+        &rm(512, 4096, 4096, Order::ColMajor),
+        "bf16",
+        "bf16",
+        (9, 0),
+        132,
+    )
+    .unwrap();
+    assert!(ds.plan.swapped && !ds.plan.d_n_major);
+    // No small-M kernel on sm_80: the swapped plan.
+    let ds = dispatch(
+        &rm(8, 4096, 4096, Order::ColMajor),
+        "bf16",
+        "bf16",
+        (8, 0),
+        108,
+    )
+    .unwrap();
+    assert!(ds.plan.swapped && !ds.plan.d_n_major, "{}", ds.kernel);
 }
 
 #[test]

@@ -3,7 +3,8 @@
 
 use super::error::Error;
 use super::geometry::{
-    grid_dims, persistent_k_blocks_with, split_k, tile_count, TailSplit, MAX_GRID_X, MAX_GRID_YZ,
+    grid_dims, persistent_k_blocks_with, skinny_parts, split_k, tile_count, TailSplit, MAX_GRID_X,
+    MAX_GRID_YZ,
 };
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
@@ -80,15 +81,17 @@ fn best_persistent_with(
 /// `cc` with `sm_count` multiprocessors.
 ///
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. For `m <= 16` with
-/// a K-major B, `k % 4 == 0` and at most [`SKINNY_MAX_B`] elements of B (any number
-/// where rows start on 8 bytes only), a [`SKINNY_KERNELS`] entry wins (the 8-warp one when
-/// its CTAs fill every SM, else the 16-warp one). For `m <= 128` the first eligible
-/// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins; when the preferred fast tile
-/// would fill under half the SMs, the last eligible one. Where the Hopper tiles fill every
-/// SM, [`best_persistent`] weighs [`PERSISTENT_KERNELS`]. Otherwise the first eligible
-/// kernel's family (its PTX module: the TMA kernels on Hopper, the Ampere-class ones
-/// elsewhere) is used; within it the first tile in table order that yields at least one
-/// block per SM wins, else the one with the most blocks. Otherwise the simple kernel.
+/// a K-major B and `k % 4 == 0`, the first [`SKINNY_KERNELS`] entry wins. For `m <= 64`,
+/// and `m <= 128` where the preferred fast tile would fill under half the SMs, an eligible
+/// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins (the one 128 rows of N wide where
+/// its tiles fill half the SMs, else the first); for more rows where
+/// it would fill under a quarter, the last eligible one. Where the
+/// Hopper tiles fill every SM, [`best_persistent`] weighs [`PERSISTENT_KERNELS`]. Otherwise
+/// the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the
+/// Ampere-class ones elsewhere) is used; within it the first tile in table order that
+/// yields at least one block per SM wins, else the one with the most blocks. Otherwise the
+/// simple kernel. ([`dispatch_plan`] first turns a problem with few columns and many rows
+/// into its transpose, [`Plan::transposed`], where that reaches these small-M kernels.)
 ///
 /// ```
 /// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
@@ -126,29 +129,40 @@ pub fn select_with(
             return Ok(cfg);
         }
         let tiles = |c: &KernelConfig| tile_count(plan, c);
-        let mut skinny = SKINNY_KERNELS.iter().filter(eligible);
-        if let Some(first) = skinny.next() {
-            return Ok(if tiles(first) >= sm_count as u64 {
-                first
-            } else {
-                skinny.next_back().unwrap_or(first)
-            });
+        if let Some(first) = SKINNY_KERNELS.iter().find(eligible) {
+            return Ok(first);
         }
         let first = FAST_KERNELS.iter().find(eligible);
-        // Small M, or under half a wave of the 128x128 tile: small tiles (and, for long K,
-        // a K split) instead of idle SMs.
+        // Small M, or few tiles of the 128x128 tile: small tiles (and, for long K, a K split)
+        // instead of idle SMs. Up to 64 rows always; up to 128 while the large tiles would
+        // fill under half the SMs, beyond that under a quarter (where the persistent tiles,
+        // splitting their only round along K, measured faster: BENCHMARKS.md, decode sweep).
         let mut small_m = SMALL_M_KERNELS.iter().filter(eligible);
         let small = if plan.m <= 128 {
-            small_m.find(|c| plan.m as u32 <= c.tile_m)
+            // Of the tiles that hold all of M, the one 128 rows of N wide where its tiles
+            // still fill half the SMs (fewer CTAs, each streaming more of B), else the first.
+            let holds_m = small_m.filter(|c| plan.m as u32 <= c.tile_m);
+            holds_m
+                .clone()
+                .find(|c| c.tile_n > 64 && 2 * tiles(c) >= sm_count as u64)
+                .or_else(|| holds_m.clone().next())
         } else {
             small_m.next_back()
         };
         if let Some(small) = small {
-            let few_tiles = first.is_some_and(|big| 2 * tiles(big) <= sm_count as u64);
+            let big_tiles = first.map_or(0, tiles);
+            let sms = sm_count as u64;
+            let small_wins = if plan.m <= 64 {
+                true
+            } else if plan.m <= 128 {
+                2 * big_tiles < sms
+            } else {
+                4 * big_tiles <= sms
+            };
             // Its grid puts the tiles of one batch on y and the batches on z.
             let fits = tiles(small) / plan.batch.max(1) as u64 <= MAX_GRID_YZ
                 && plan.batch as u64 <= MAX_GRID_YZ;
-            if (plan.m <= 128 || few_tiles) && fits {
+            if small_wins && fits {
                 return Ok(small);
             }
         }
@@ -204,24 +218,39 @@ fn tma_ok(plan: &Plan) -> bool {
 
 /// What the register-streaming small-M kernels take: `m` within one 16-row tile, a K-major
 /// B (16- or 8-byte loads along K) and A of either majorness (the `align_elems` of 4 puts
-/// an M-major A's k rows on 8 bytes), `k` a multiple of 4, the batches within `grid.z`,
-/// and at most [`SKINNY_MAX_B`] elements of B where the split-K kernel could read B in
-/// place (rows on 16 bytes); any size where it would need a repacked copy of B.
+/// an M-major A's k rows on 8 bytes), `k` a multiple of 4, and its tiles (16 rows by up to
+/// 8 parts of K, in every batch) counted in an `i32`.
+/// B may have any size: the kernel splits K across CTAs where its tiles would leave SMs
+/// idle ([`skinny_parts`]).
 fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
     plan.m <= c.tile_m as i32
         && plan.b.k_major
         && plan.k % 4 == 0
-        && plan.batch as u64 <= MAX_GRID_YZ
-        && (plan.n as u64 * plan.k as u64 * plan.batch as u64 <= SKINNY_MAX_B
-            || !plan.b.fast_aligned(8, 1, plan.batch > 1))
+        && (plan.n as u64).div_ceil(16) * 8 * plan.batch as u64 <= i32::MAX as u64
 }
 
-/// Elements of B (all batches) up to which [`SKINNY_KERNELS`] are used where B's rows start
-/// on 16 bytes: 32 Mi (64 MiB of bf16); beyond it the split-K kernel reads B faster on an
-/// H100 (measured: see BENCHMARKS.md, optimisation ledger). Rows on 8 bytes only would cost
-/// the split-K kernel a repacked copy of B, so there the register-streaming kernel takes
-/// any size.
-pub const SKINNY_MAX_B: u64 = 1 << 25;
+/// The plan a problem runs as, and its kernel: `plan`, or where it has at most 128 columns
+/// and more rows than columns (`y = x W^T` with a row-major `y` of few rows is planned as
+/// `y^T`, the weight on A), its [`Plan::transposed`] when that runs on a small-M kernel,
+/// which write a D of either order. The weight then streams through the kernels built for
+/// it, as it does with a column-major `y`.
+fn oriented(
+    plan: Plan,
+    cc: (i32, i32),
+    sm_count: u32,
+    ov: &Overrides,
+) -> Result<(Plan, &'static KernelConfig), Error> {
+    if plan.n <= 128 && plan.n < plan.m && !plan.d_n_major {
+        let t = plan.transposed();
+        if let Ok(cfg) = select_with(&t, cc, sm_count, ov) {
+            if matches!(cfg.grid, GridKind::Skinny | GridKind::SplitK) {
+                return Ok((t, cfg));
+            }
+        }
+    }
+    let cfg = select_with(&plan, cc, sm_count, ov)?;
+    Ok((plan, cfg))
+}
 
 /// What [`dispatch`] decided for one problem.
 ///
@@ -262,13 +291,14 @@ pub struct Dispatch {
 /// let o = Overrides::parse(Some("sm90_128x128x64_s6_pp"), Some("2"), Some("0"));
 /// assert_eq!(o.kernel.map(|c| c.name), Some("sm90_128x128x64_s6_pp"));
 /// assert_eq!((o.split_k, o.tail_split), (Some(2), Some(false)));
-/// assert_eq!(Overrides::parse(Some("nope"), Some("3"), Some("x")), Overrides::default());
+/// assert_eq!(Overrides::parse(Some("nope"), Some("9"), Some("x")), Overrides::default());
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Overrides {
     /// Use this kernel wherever it is eligible.
     pub kernel: Option<&'static KernelConfig>,
-    /// The K split (1, 2, 4 or 8) of split-K kernels.
+    /// The K split (1, 2, 4 or 8) of split-K kernels, and the K parts of the
+    /// register-streaming kernel.
     pub split_k: Option<u32>,
     /// Never split a persistent kernel's last round (`false`), or always into the most
     /// parts (`true`).
@@ -286,8 +316,8 @@ impl Overrides {
         )
     }
 
-    /// Overrides from the variables' texts: a kernel name from the tables, a split of 1, 2,
-    /// 4 or 8, and `0` or `1`.
+    /// Overrides from the variables' texts: a kernel name from the tables, a split of 1 to 8
+    /// (the split-K clusters take 1, 2, 4 or 8 only), and `0` or `1`.
     pub fn parse(
         kernel: Option<&str>,
         split_k: Option<&str>,
@@ -297,7 +327,7 @@ impl Overrides {
             kernel: kernel.and_then(|name| all_kernels().find(|c| c.name == name)),
             split_k: split_k
                 .and_then(|v| v.parse().ok())
-                .filter(|s| matches!(s, 1 | 2 | 4 | 8)),
+                .filter(|s| (1..=8).contains(s)),
             tail_split: match tail_split {
                 Some("0") => Some(false),
                 Some("1") => Some(true),
@@ -367,22 +397,43 @@ pub fn dispatch_plan(
             tail: TailSplit::default(),
         });
     }
-    let cfg = select_with(&plan, cc, sm_count, ov)?;
+    let (plan, cfg) = oriented(plan, cc, sm_count, ov)?;
     let cluster = match cfg.grid {
         GridKind::SplitK => ov
             .split_k
+            .filter(|s| s.is_power_of_two())
             .unwrap_or_else(|| split_k(cfg, plan.m, plan.n, plan.k, plan.batch, sm_count)),
         _ => cfg.cluster_m.max(1),
     };
     let tail = match cfg.grid {
         GridKind::Persistent => persistent_k_blocks_with(&plan, cfg, sm_count, ov.tail_split).1,
+        GridKind::Skinny => {
+            let parts = ov
+                .split_k
+                .unwrap_or_else(|| skinny_parts(cfg, plan.n, plan.k, plan.batch, sm_count));
+            let tiles = (plan.n as u64).div_ceil(16) * plan.batch as u64;
+            match u32::try_from(tiles) {
+                Ok(tiles) if parts > 1 => TailSplit {
+                    tiles,
+                    splits: parts,
+                },
+                _ => TailSplit::default(),
+            }
+        }
         _ => TailSplit::default(),
     };
-    let grid = if tail.splits > 0 {
+    let grid = match cfg.grid {
         // A CTA per SM, one part each, even where there are fewer tiles than SMs.
-        (sm_count.clamp(1, MAX_GRID_X as u32), 1, 1)
-    } else {
-        grid_dims(cfg, plan.m, plan.n, plan.batch, sm_count, cluster)?
+        GridKind::Persistent if tail.splits > 0 => (sm_count.clamp(1, MAX_GRID_X as u32), 1, 1),
+        GridKind::Skinny => grid_dims(
+            cfg,
+            plan.m,
+            plan.n,
+            plan.batch,
+            sm_count,
+            tail.splits.max(1),
+        )?,
+        _ => grid_dims(cfg, plan.m, plan.n, plan.batch, sm_count, cluster)?,
     };
     Ok(Dispatch {
         plan,

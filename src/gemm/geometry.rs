@@ -118,9 +118,71 @@ pub fn persistent_k_blocks_with(
 /// assert_eq!(tail_split_workspace_bytes(&PERSISTENT_KERNELS[2].config, 132, split),
 ///            1024 + 24 * 65536);
 /// ```
+///
+/// The register-streaming kernel ([`GridKind::Skinny`]) splits every tile
+/// ([`skinny_parts`]): its counters are one per tile.
 pub fn tail_split_workspace_bytes(cfg: &KernelConfig, ctas: u32, split: TailSplit) -> u64 {
     let parts = split.tiles as u64 * split.splits as u64;
-    (ctas as u64 * 4).div_ceil(1024) * 1024 + parts * cfg.tile_m as u64 * cfg.tile_n as u64 * 4
+    split_counter_bytes(cfg, ctas, split) + parts * cfg.tile_m as u64 * cfg.tile_n as u64 * 4
+}
+
+/// The counters at the start of [`tail_split_workspace_bytes`]: one u32 per CTA (per tile
+/// for the register-streaming kernel), rounded up to 1 KiB; zero before the launch.
+pub fn split_counter_bytes(cfg: &KernelConfig, ctas: u32, split: TailSplit) -> u64 {
+    let counters = if cfg.grid == GridKind::Skinny {
+        split.tiles
+    } else {
+        ctas
+    };
+    (counters as u64 * 4).div_ceil(1024) * 1024
+}
+
+/// CTAs of `cfg` one SM holds at once: by threads (2048 per SM), shared memory (228 KiB
+/// per SM, 1 KiB of it reserved per CTA) and the 32-CTA limit of sm_90.
+pub fn ctas_per_sm(cfg: &KernelConfig) -> u32 {
+    let by_threads = 2048 / cfg.threads.max(1);
+    let by_smem = (228 * 1024) / (cfg.smem_bytes + 1024);
+    by_threads.min(by_smem).clamp(1, 32)
+}
+
+/// The reduction and store of one register-streaming tile, in steps of 32 k of one warp (its
+/// CTA's barriers; the loads of the next tile stay in flight).
+const SKINNY_TILE_STEPS: u64 = 2;
+
+/// What each part beyond the first costs a split tile, in steps of 32 k of one warp: its
+/// partial sums through the workspace, the arrival and the last part's sum (measured on an
+/// H100: parts pay only where a few long tiles leave most SMs idle, BENCHMARKS.md).
+const SKINNY_SPLIT_STEPS: u64 = 16;
+
+/// The parts `Q` (1 to 8) the register-streaming kernel splits K into (`tail_splits`), so
+/// that its tiles (16 rows of N and a part of K) spread evenly over its persistent CTAs: the
+/// busiest CTA runs `ceil(tiles * Q / ctas)` tiles of `ceil(steps / (Q * warps))` steps per
+/// warp plus [`SKINNY_TILE_STEPS`] each, plus [`SKINNY_SPLIT_STEPS`] per part beyond the
+/// first, and the least such time wins, the fewest parts among equals. Every part keeps at
+/// least 4 steps per warp.
+///
+/// ```
+/// use ferrocute::gemm::geometry::skinny_parts;
+/// use ferrocute::gemm::registry::SKINNY_KERNELS;
+/// let w8 = &SKINNY_KERNELS[0]; // 2 CTAs per SM: 264 on 132 SMs
+/// assert_eq!(skinny_parts(w8, 4096, 4096, 1, 132), 1); // 256 tiles: one each
+/// assert_eq!(skinny_parts(w8, 1024, 4096, 1, 132), 1); // 64 short tiles
+/// assert_eq!(skinny_parts(w8, 1024, 14336, 1, 132), 2); // 64 long ones: 128 halves
+/// assert_eq!(skinny_parts(w8, 28672, 4096, 1, 132), 1);
+/// ```
+pub fn skinny_parts(cfg: &KernelConfig, n: i32, k: i32, batch: i32, sm_count: u32) -> u32 {
+    let tiles = (n.max(0) as u64).div_ceil(16) * batch.max(1) as u64;
+    let steps = (k.max(0) as u64).div_ceil(32);
+    let warps = (cfg.threads / 32).max(1) as u64;
+    let ctas = (ctas_per_sm(cfg) * sm_count.max(1)) as u64;
+    let time = |q: u64| {
+        let per_warp = steps.div_ceil(q * warps);
+        (tiles * q).div_ceil(ctas) * (per_warp + SKINNY_TILE_STEPS) + (q - 1) * SKINNY_SPLIT_STEPS
+    };
+    (1..=8u64)
+        .filter(|&q| q == 1 || steps >= 4 * q * warps)
+        .min_by_key(|&q| time(q))
+        .unwrap_or(1) as u32
 }
 
 /// Largest `gridDim.x`.
@@ -130,7 +192,8 @@ pub const MAX_GRID_YZ: u64 = 65535;
 
 /// Grid for a problem: `(ceil(m / tile_m), ceil(n / tile_n), batch)`, or for kernels that
 /// rasterise their own tiles `(ceil(m / tile_m) * ceil(n / tile_n), 1, batch)`; see
-/// [`GridKind`]. `splits` is the cluster size of [`GridKind::SplitK`] kernels (else 1).
+/// [`GridKind`]. `splits` is the cluster size of [`GridKind::SplitK`] kernels, the K parts
+/// of [`GridKind::Skinny`] ones ([`skinny_parts`]), else 1.
 ///
 /// ```
 /// use ferrocute::gemm::geometry::grid_dims;
@@ -138,7 +201,9 @@ pub const MAX_GRID_YZ: u64 = 65535;
 /// assert_eq!(grid_dims(&SIMPLE_KERNEL, 130, 16, 2, 132, 1).unwrap(), (3, 1, 2));
 /// assert_eq!(grid_dims(&SMALL_M_KERNELS[0], 16, 4096, 1, 132, 4).unwrap(), (4, 64, 1));
 /// use ferrocute::gemm::registry::SKINNY_KERNELS;
-/// assert_eq!(grid_dims(&SKINNY_KERNELS[0], 16, 4096, 3, 132, 1).unwrap(), (256, 1, 3));
+/// // Persistent: 768 tiles (3 batches), as many CTAs as 132 SMs hold (2 each).
+/// assert_eq!(grid_dims(&SKINNY_KERNELS[0], 16, 4096, 3, 132, 1).unwrap(), (264, 1, 1));
+/// assert_eq!(grid_dims(&SKINNY_KERNELS[0], 16, 1024, 1, 132, 2).unwrap(), (128, 1, 1));
 /// ```
 pub fn grid_dims(
     cfg: &KernelConfig,
@@ -160,7 +225,10 @@ pub fn grid_dims(
             (c * units.min((sm_count as u64 / c).max(1)), 1, 1)
         }
         GridKind::SplitK => (splits.max(1) as u64, tm * tn, b),
-        GridKind::Skinny => (tn, 1, b),
+        GridKind::Skinny => {
+            let tiles = tn * splits.max(1) as u64 * b;
+            (tiles.min((ctas_per_sm(cfg) * sm_count.max(1)) as u64), 1, 1)
+        }
     };
     let check = |what, v: u64, limit: u64| {
         if v > limit {

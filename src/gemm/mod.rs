@@ -116,9 +116,19 @@ pub struct Gemm {
     /// Repacked copies of misaligned operands (grown on demand, shared by clones, which
     /// use the same stream).
     workspace: Arc<Mutex<Option<CudaSlice<u8>>>>,
-    /// Partial sums of split tail tiles and their arrival counters (zeroed when allocated;
-    /// each launch leaves the counters zero again), shared like `workspace`.
-    partials: Arc<Mutex<Option<CudaSlice<u8>>>>,
+    /// Arrival counters and partial sums of tiles split along K across CTAs, shared like
+    /// `workspace`.
+    partials: Arc<Mutex<Partials>>,
+}
+
+/// The split tiles' workspace: a launch needs its counters (at the start) zero, leaves
+/// them zero, and writes partial sums after them; another launch's counters may reach
+/// into those sums, so the zero prefix is tracked.
+#[derive(Debug, Default)]
+struct Partials {
+    buf: Option<CudaSlice<u8>>,
+    /// Bytes at the start of `buf` known to be zero once the work queued so far is done.
+    zero: u64,
 }
 
 impl Gemm {
@@ -149,7 +159,7 @@ impl Gemm {
             repacking: Repacking::default(),
             overrides: Overrides::from_env(),
             workspace: Arc::new(Mutex::new(None)),
-            partials: Arc::new(Mutex::new(None)),
+            partials: Arc::new(Mutex::new(Partials::default())),
         })
     }
 
@@ -376,7 +386,14 @@ impl Gemm {
             for c in [copy_a, copy_b].iter().flatten() {
                 self.repack(c)?;
             }
-            repacked.plan = st.apply(&d.plan, base);
+            // The repacked problem may run transposed (`dispatch_plan` chose so for the copy
+            // placed at 0): place it at `base` the same way.
+            let placed = st.apply(&d.plan, base);
+            repacked.plan = if placed.d_n_major == repacked.plan.d_n_major {
+                placed
+            } else {
+                placed.transposed()
+            };
             let d = self.enqueue::<TI, TO>(repacked, alpha, beta)?;
             if let Some(c) = copy_d {
                 self.repack(&c)?;
@@ -428,6 +445,10 @@ impl Gemm {
             without_d
         };
         repacked.repacked = st.repacked();
+        if repacked.plan.d_n_major != d.plan.d_n_major {
+            // Transposed: the kernel's A is the plan's B.
+            repacked.repacked.swap(0, 1);
+        }
         Ok(Some((st, repacked)))
     }
 
@@ -458,10 +479,27 @@ impl Gemm {
         let mut partials =
             (d.tail.splits > 0).then(|| self.partials.lock().unwrap_or_else(|e| e.into_inner()));
         let (workspace, _gw) = match partials.as_deref_mut() {
-            Some(slot) => {
+            Some(ws) => {
                 let bytes = geometry::tail_split_workspace_bytes(cfg, d.grid.0, d.tail);
-                let (ptr, guard) =
-                    launch::workspace(&self.stream, slot, bytes)?.device_ptr_mut(&self.stream);
+                let counters = geometry::split_counter_bytes(cfg, d.grid.0, d.tail);
+                let had = ws.buf.as_ref().map_or(0, |b| b.len());
+                let buf = launch::workspace(&self.stream, &mut ws.buf, bytes)?;
+                if buf.len() != had {
+                    ws.zero = buf.len() as u64; // a new allocation, all zero
+                }
+                if counters > ws.zero {
+                    // An earlier launch left partial sums where these counters go.
+                    let mut stale = buf.slice_mut(ws.zero as usize..counters as usize);
+                    self.stream
+                        .memset_zeros(&mut stale)
+                        .map_err(|e| Error::Driver {
+                            during: "zeroing the split counters",
+                            reason: e.to_string(),
+                        })?;
+                }
+                // This launch leaves its counters zero and its partial sums after them.
+                ws.zero = counters;
+                let (ptr, guard) = buf.device_ptr_mut(&self.stream);
                 (ptr, Some(guard))
             }
             None => (0, None),
@@ -488,6 +526,7 @@ impl Gemm {
             workspace,
             tail_tiles: d.tail.tiles as i32,
             tail_splits: d.tail.splits as i32,
+            d_n_major: i32::from(p.d_n_major),
         };
         if cfg.path.tma() {
             let dtype = TI::TMA_DTYPE;

@@ -128,9 +128,42 @@ pub struct Plan {
     pub d: KernelOperand,
     /// Whether A and B were swapped (and transposed) because C was row-major.
     pub swapped: bool,
+    /// Whether C and D are N-major (`D(m,n)` at `m * ld + n`): set only by
+    /// [`Plan::transposed`], for the small-M kernels, which write either order.
+    pub d_n_major: bool,
 }
 
 impl Plan {
+    /// The same product with the roles of A and B exchanged: `D^T = B A^T`, M and N
+    /// swapped and C and D read in the other order. A row-major C is planned as `C^T` so
+    /// that D is M-major; for `y = x W^T` with few rows of `x` that puts the weight on A
+    /// and the few rows on N, while the small-M kernels want them on M: this undoes it.
+    ///
+    /// ```
+    /// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
+    /// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+    /// // y (8 x 4096, row-major) = x (8 x 1024, row-major) W^T (W: 4096 x 1024, row-major).
+    /// let p = plan(&GemmDesc { a: d(8, 1024, Order::RowMajor, 1 << 20),
+    ///     b: d(1024, 4096, Order::ColMajor, 1 << 30), c: d(8, 4096, Order::RowMajor, 1 << 40),
+    ///     in_bytes: 2, out_bytes: 2 }).unwrap();
+    /// assert!(p.swapped && (p.m, p.n) == (4096, 8) && !p.d_n_major);
+    /// let t = p.transposed();
+    /// assert!((t.m, t.n) == (8, 4096) && t.d_n_major && t.a.k_major && t.b.k_major);
+    /// assert_eq!((t.a.ptr, t.b.ptr, t.d.ld), (1 << 20, 1 << 30, 4096));
+    /// assert_eq!(t.transposed(), p);
+    /// ```
+    pub fn transposed(&self) -> Plan {
+        Plan {
+            m: self.n,
+            n: self.m,
+            a: self.b,
+            b: self.a,
+            swapped: !self.swapped,
+            d_n_major: !self.d_n_major,
+            ..*self
+        }
+    }
+
     /// True when there is nothing to compute (m, n or batch is 0).
     pub fn is_noop(&self) -> bool {
         self.m == 0 || self.n == 0 || self.batch == 0
@@ -382,5 +415,6 @@ pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
         c: kc,
         d: kc,
         swapped,
+        d_n_major: false,
     })
 }

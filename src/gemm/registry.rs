@@ -14,7 +14,7 @@ use ferrocute_kernels::sm90_gemm::{
     Sm90Config, Sm90_128x128x64S6Pp, Sm90_128x192x64S4Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4C2,
     Sm90_128x256x64S4Coop, Sm90_128x256x64S4St2,
 };
-use ferrocute_kernels::sm90_skinny::{Skinny16W16, Skinny16W8, SkinnyConfig};
+use ferrocute_kernels::sm90_skinny::{Skinny16W8, SkinnyConfig};
 use ferrocute_kernels::sm90_splitk::{
     SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
 };
@@ -111,7 +111,9 @@ pub enum GridKind {
     /// `(splits, tiles_n * tiles_m, batch)` in clusters of `(splits, 1, 1)`: the CTAs of a
     /// cluster split K and sum their partial tiles in distributed shared memory.
     SplitK,
-    /// `(tiles_n, 1, batch)` for `m <= tile_m`: one CTA per 16 rows of N, its warps split K.
+    /// `(min(tiles_n * parts * batch, resident CTAs), 1, 1)` for `m <= tile_m`: persistent
+    /// CTAs over tiles of 16 rows of N and a part of K
+    /// ([`skinny_parts`](super::geometry::skinny_parts)), their warps splitting the part.
     Skinny,
 }
 
@@ -214,11 +216,9 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
     }
 }
 
-/// Kernels for `m <= 16` with a K-major B, `k % 4 == 0` and at most
-/// [`SKINNY_MAX_B`](super::dispatch::SKINNY_MAX_B) elements of B (any number where rows
-/// start on 8 bytes only), which stream B through registers (A K- or M-major): the 8-warp
-/// CTA where there is a CTA per SM, else the 16-warp one (twice the loads in flight per CTA).
-pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>(), skinny::<Skinny16W16>()];
+/// Kernels for `m <= 16` with a K-major B and `k % 4 == 0`, which stream B through
+/// registers (A K- or M-major, C and D M- or N-major).
+pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>()];
 
 /// Kernels for small problems: `m <= 128`, or under half a wave of the 128x128 Hopper tile.
 /// First the 64-row tiles, smallest M first: for `m <= 128` the first that holds all of M

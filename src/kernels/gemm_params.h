@@ -3,7 +3,8 @@
 //
 // Problem (CuTe's GEMM convention, all column-major in the BLAS sense for D/C):
 //   D(m,n,l) = alpha * sum_k A(m,k,l) * B(n,k,l) + beta * C(m,n,l)
-//   A is (M,K), B is (N,K), C and D are (M,N) with strides (1, ldc).
+//   A is (M,K), B is (N,K), C and D are (M,N) with strides (1, ldc), or (ldc, 1) where
+//   d_n_major is set (the small-M kernels only: a row-major C written in place).
 //   The kernel's template parameter says which mode of A and B has unit stride:
 //     K-major A:  A(m,k) = a[m*lda + k]      M-major A: A(m,k) = a[m + k*lda]
 //     K-major B:  B(n,k) = b[n*ldb + k]      N-major B: B(n,k) = b[n + k*ldb]
@@ -30,11 +31,15 @@ struct GemmParams {
   int32_t batch;
   float alpha;
   float beta;
-  // Split tail (the sm90 persistent tiles only; 0 elsewhere): the last tail_tiles tiles
-  // are split along K into tail_splits parts, one per CTA, whose partial sums meet in
-  // workspace (sm90_gemm.cuh: an arrival counter per tile, zero before the launch, then
-  // a f32 tile per part).
+  // Split along K across CTAs: the sm90 persistent tiles split their last tail_tiles
+  // tiles into tail_splits parts; the register-streaming kernel (sm90_skinny.cuh) splits
+  // every tile into tail_splits parts (0 or 1: none). The parts' partial sums meet in
+  // workspace: an arrival counter per tile, zero before the launch, then a f32 tile per
+  // part. 0 elsewhere.
   void* workspace;
   int32_t tail_tiles;
   int32_t tail_splits;
+  // 1: C and D are N-major (D(m,n) = d[m*ldd + n]); only sm90_skinny and sm90_splitk
+  // take it, every other kernel traps on it.
+  int32_t d_n_major;
 };

@@ -51,6 +51,7 @@
 #define FC_SM80_ENTRY(CFG, cfg, am, bm, in, out)                                            \
   extern "C" __global__ void __launch_bounds__(CFG::Threads)                              \
   ferrocute_##cfg##_##am##bm##_##in##_##out(GemmParams p) {                                \
+    if (p.d_n_major) __trap(); /* the small-M kernels' layout only */                      \
     ferrocute::sm80_gemm_device<CFG, FC_MAJ_##am, FC_MAJ_##bm, FC_T_##in, FC_T_##out>(p);  \
   }
 
@@ -72,6 +73,7 @@ FERROCUTE_SM80_CONFIGS(FC_SM80_CONFIG)
 #define FC_SIMPLE_ENTRY(am, bm, in, out)                                                   \
   extern "C" __global__ void __launch_bounds__(256)                                      \
   ferrocute_gemm_simple_##am##bm##_##in##_##out(GemmParams p) {                          \
+    if (p.d_n_major) __trap();                                                           \
     ferrocute::gemm_simple_device<FC_MAJ_##am, FC_MAJ_##bm, FC_T_##in, FC_T_##out>(p);   \
   }
 #define FC_SIMPLE_OUTS(am, bm, in) \

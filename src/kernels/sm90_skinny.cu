@@ -2,7 +2,7 @@
 // sm90_skinny.cuh). Build: nvcc -gencode=arch=compute_90,code=compute_90 --ptx -O3 -DNDEBUG
 //        --expt-relaxed-constexpr -std=c++17 -I<cutlass>/include -I src/kernels
 //        -DFERROCUTE_SKINNY_CONFIG_HEADER='"<generated header>"' src/kernels/sm90_skinny.cu
-// The config header (rendered by build.rs from src/kernel_config.rs) defines
+// The config header (rendered by ferrocute_kernels::sm90_skinny) defines
 // FERROCUTE_SKINNY_CONFIGS(X) calling X(cfgname, CfgType) per config.
 #include "sm90_skinny.cuh"
 

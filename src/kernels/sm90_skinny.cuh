@@ -8,8 +8,14 @@
 // Why a third kernel: with M <= 16 the problem is a read of B (N x K) and nothing else. The
 // TMA kernels stage B in shared memory and need a cluster split of K to put enough CTAs on
 // the SMs; here B goes from global memory straight into mma.sync fragments:
-//   * a CTA owns 16 rows of N; its `Warps` warps split K, each streaming its slice of those
-//     16 rows with 16-byte non-coherent loads, `StepsInFlight` steps of 32 k ahead;
+//   * a tile is 16 rows of N and one of Q equal parts of K (GemmParams::tail_splits; the
+//     host picks Q so that the tiles spread evenly over the CTAs); the `Warps` warps of a
+//     CTA split a tile's part of K equally, each streaming its slice of those 16 rows with
+//     16-byte non-coherent loads, `StepsInFlight` steps of 32 k ahead;
+//   * the CTAs are persistent (as many as the SMs hold), each running every gridDim.x-th
+//     tile, and the loads run on across tiles: the next tile's first steps are in flight
+//     while a tile is reduced and stored (a CTA per tile paid the pipeline's fill and
+//     drain per 128 KiB of B, which measured as costly as streaming 64 KiB more);
 //   * a 16-byte load gives a lane 8 consecutive k of one row of B. mma.m16n8k16 wants the
 //     k pairs {2q, 2q+1} and {2q+8, 2q+9} of lane q = lane % 4, so the reduction index is
 //     permuted: logical k 2q+j and 2q+8+j of the first MMA are physical 8q+j and 8q+2+j,
@@ -27,11 +33,15 @@
 //     place, B's 16-byte pieces as two 8-byte halves and A's with 8-byte copies, each
 //     predicated on K (or, for an M-major A, cut at M): a staging copy would triple the
 //     bytes of B. A and B choose apart;
-//   * the warps' (16 n, 16 m) partial tiles are summed in shared memory; no workspace, no
-//     atomics, no cluster.
+//   * the warps' (16 n, 16 m) partial tiles are summed in shared memory; with Q > 1 each
+//     part leaves its sum in a workspace slot and the last part to arrive at the tile's
+//     counter adds the Q slots in part order (deterministic) and stores the tile; no
+//     cluster, no float atomics;
+//   * C and D may be N-major (GemmParams::d_n_major: a row-major C, the problem given
+//     with the small operand as B), so that y = x W^T never needs a swapped problem.
 //
 // =====================================================================================
-// CONFIG SCHEMA (rendered by build.rs from src/kernel_config.rs)
+// CONFIG SCHEMA (rendered by ferrocute_kernels::sm90_skinny)
 // =====================================================================================
 //   struct Cfg {
 //     static constexpr int Warps = 8;           // K slices per CTA (threads = 32 * Warps)
@@ -50,7 +60,10 @@
 //   B K-major.
 //
 // LAUNCH FORMULA
-//   grid  = (ceil(N / 16), 1, batch), block = (32 * Warps, 1, 1)
+//   grid  = (min(tiles, CTAs the SMs hold at once), 1, 1), block = (32 * Warps, 1, 1),
+//   tiles = ceil(N / 16) * Q * batch < 2^31, Q = max(1, tail_splits)
+//   workspace (Q > 1): ceil(4 * G / 1024) * 1024 bytes of u32 counters (G = ceil(N / 16) *
+//   batch), zero before the launch (left zero after it), then G * Q * 256 f32 slots
 //   dynamic smem = Warps * 2 * ABufElems * 2 + cosize(SmemLayoutRed) * 4 (SMEM_BYTES in Rust)
 //   programmatic stream serialization may be allowed (PDL): the kernel waits on
 //   griddepcontrol.wait before its first global memory access.
@@ -134,6 +147,20 @@ __device__ __forceinline__ uint64_t row_start_bits(const void* base, int64_t ld,
   return reinterpret_cast<uintptr_t>(base) | uint64_t(2 * (ld | step | int64_t(k)));
 }
 
+// Bytes of the K-split counters at the workspace's start (one u32 per 16-row tile and
+// batch, zero between launches); the f32 slots of the parts follow.
+__device__ __forceinline__ int64_t split_counter_bytes(int tiles) {
+  return (int64_t(tiles) * 4 + 1023) / 1024 * 1024;
+}
+
+// One part's arrival at its tile's counter: release of this part's slot, acquire of the
+// slots of the parts before it. Returns the count before this arrival.
+__device__ __forceinline__ uint32_t split_arrive(uint32_t* counter) {
+  uint32_t old;
+  asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+  return old;
+}
+
 // W: the widest access every row of B allows, 16 or 8 bytes (row_start_bits); AM: A is
 // M-major.
 template <class Cfg, class In, class Out, int W, bool AM>
@@ -160,22 +187,43 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
                                 smem + NW * 2 * Cfg::ABufElems * int(sizeof(In)))),
                             typename Cfg::SmemLayoutRed{});   // (16 n, 16 m, NW)
 
-  const int M = p.m, N = p.n, K = p.k, l = blockIdx.z;
-  const In* A = static_cast<const In*>(p.a) + int64_t(l) * p.batch_stride_a;
-  const In* B = static_cast<const In*>(p.b) + int64_t(l) * p.batch_stride_b;
-  const int n0 = blockIdx.x * 16;
+  // Tiles: 16 rows of N (group) x one of Q parts of K x batch, u = (l * G + group) * Q + part;
+  // this CTA runs u = blockIdx.x, + gridDim.x, ... (persistent: the loads of the next tile
+  // are in flight while this one is reduced and stored).
+  const int M = p.m, N = p.n, K = p.k;
+  const int Q = max(1, p.tail_splits), G = (N + 15) / 16, tiles = G * Q * p.batch;
+  // Every warp of every part: sw steps of 32 k (the last slices of K may be short or
+  // empty), in nchunks chunks of KCH, so that every tile has the same nsteps per warp.
+  const int T = (K + 31) / 32, sw = (T + Q * NW - 1) / (Q * NW);
+  const int nchunks = (32 * sw + KCH - 1) / KCH, nsteps = nchunks * SPC;
+  const int my_tiles = blockIdx.x < tiles ? (tiles - 1 - int(blockIdx.x)) / int(gridDim.x) + 1 : 0;
+  const int total_steps = my_tiles * nsteps;
 
-  // This warp's k slice [k0, k1), in chunks of KCH.
-  const int kc = ((K + NW - 1) / NW + KCH - 1) / KCH * KCH;
-  const int k0 = min(K, warp * kc), k1 = min(K, k0 + kc);
-  const int nchunks = (k1 - k0 + KCH - 1) / KCH;
-  const int nsteps = nchunks * SPC;
-  auto chunk_k = [&](int c) { return k0 + c * KCH; };   // first k of the c-th chunk
-
-  // Rows g and g + 8 of this CTA's 16 rows of B (clamped: out-of-range rows load nothing).
-  const In* b0 = B + int64_t(min(n0 + g, N - 1)) * p.ldb;
-  const In* b1 = B + int64_t(min(n0 + g + 8, N - 1)) * p.ldb;
-  const bool v0 = n0 + g < N, v1 = n0 + g + 8 < N;
+  // What this warp reads of tile u: its k slice [k0, k1) and rows g, g + 8 of B
+  // (clamped: out-of-range rows load nothing), and A of the tile's batch.
+  struct Slice {
+    const In* a;
+    const In* b0;
+    const In* b1;
+    bool v0, v1;
+    int k0, k1;
+  };
+  auto slice_of = [&](int u) {
+    const int part = u % Q, grp = u / Q % G, l = u / (Q * G);
+    const int s0 = (part * NW + warp) * sw;
+    Slice sl;
+    sl.k0 = min(K, 32 * s0);
+    sl.k1 = min(K, 32 * (s0 + sw));
+    sl.a = static_cast<const In*>(p.a) + int64_t(l) * p.batch_stride_a;
+    const In* B = static_cast<const In*>(p.b) + int64_t(l) * p.batch_stride_b;
+    const int n0 = grp * 16;
+    sl.b0 = B + int64_t(min(n0 + g, N - 1)) * p.ldb;
+    sl.b1 = B + int64_t(min(n0 + g + 8, N - 1)) * p.ldb;
+    sl.v0 = n0 + g < N;
+    sl.v1 = n0 + g + 8 < N;
+    return sl;
+  };
+  auto tile_at = [&](int i) { return int(blockIdx.x) + i * int(gridDim.x); };   // i-th own tile
 
   // An M-major A's pieces (8 m at one k) of this lane: m0, the first chunk row, and the
   // bytes of each piece within M.
@@ -183,15 +231,18 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   const int am_bytes = max(0, min(16, 2 * (M - int(am_m0))));
   const int am_off0 = int(typename Cfg::SmemLayoutAM{}(am_m0, am_kk0));
 
-  // Stage the c-th chunk of A (k in [chunk_k(c), +KCH) ∩ [k0, k1), m < M; zeros elsewhere)
-  // in shared memory with cp.async. The copy width is chosen outside the unrolled loops and
-  // the swizzled chunk is indexed with unsigned coordinates: per-piece branches and signed
-  // index arithmetic made the M-major staging cost more issue slots than the whole step.
-  auto stage_a = [&](int c) {
-    if (c < nchunks) {
-      const int kb = chunk_k(c);
+  // Stage this warp's chunk cg (counted over all its tiles: chunk cg % nchunks of its tile
+  // cg / nchunks; k in [kb, +KCH) ∩ [k0, k1), m < M; zeros elsewhere) in buffer cg % 2 with
+  // cp.async. The copy width is chosen outside the unrolled loops and the swizzled chunk is
+  // indexed with unsigned coordinates: per-piece branches and signed index arithmetic made
+  // the M-major staging cost more issue slots than the whole step.
+  auto stage_a = [&](int cg) {
+    if (cg < my_tiles * nchunks) {
+      const Slice sl = slice_of(tile_at(cg / nchunks));
+      const In* A = sl.a;
+      const int kb = sl.k0 + (cg % nchunks) * KCH, k1 = sl.k1;
+      In* buf = abuf + (cg & 1) * Cfg::ABufElems;
       if constexpr (AM) {
-        In* buf = abuf + (c & 1) * Cfg::ABufElems;
         typename Cfg::SmemLayoutAM chunk;   // (16, KCH)
         // This lane's pieces: 8 m from am_m0 at chunk rows am_kk0 + 16 j. The chunk layout is
         // this lane's offset XOR row 16 j's (skinny_m_major_chunk checks it), so a piece
@@ -230,7 +281,7 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
         static_assert(32 % PR == 0, "a warp copies whole rows of a K-major chunk");
         typename Cfg::SmemLayoutAK chunk;   // (16, KCH)
         const int m0 = lane / PR, kk = 8 * (lane % PR);
-        const uint32_t dst = smem_addr(abuf + (c & 1) * Cfg::ABufElems + chunk(m0, kk));
+        const uint32_t dst = smem_addr(buf + chunk(m0, kk));
         const In* src = A + int64_t(m0) * p.lda + kb + kk;
         if (a_whole) {
           const bool in = kb + kk < k1;
@@ -256,12 +307,72 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
     asm volatile("cp.async.commit_group;" ::: "memory");
   };
 
-  uint4 rb0[U], rb1[U];   // the ring of B steps in flight: rows g and g + 8
-  auto load_b = [&](int t, int j) {
-    const int k = chunk_k(t / SPC) + 32 * (t % SPC) + 8 * q;
-    const bool in = t < nsteps;
-    rb0[j] = ld_piece<W>(b0, k, k1, in && v0);
-    rb1[j] = ld_piece<W>(b1, k, k1, in && v1);
+  // The ring of B steps in flight (rows g and g + 8), filled in step order across tiles by
+  // a cursor: its tile (i-th of this CTA's), step within it, and that tile's slice.
+  uint4 rb0[U], rb1[U];
+  int ld_i = 0, ld_s = 0;
+  Slice ls = slice_of(tile_at(0));
+  auto load_next = [&](int j) {
+    const bool live = ld_i < my_tiles;
+    const int k = ls.k0 + 32 * ld_s + 8 * q;
+    rb0[j] = ld_piece<W>(ls.b0, k, ls.k1, live && ls.v0);
+    rb1[j] = ld_piece<W>(ls.b1, k, ls.k1, live && ls.v1);
+    if (++ld_s == nsteps) {
+      ld_s = 0;
+      if (++ld_i < my_tiles) ls = slice_of(tile_at(ld_i));
+    }
+  };
+
+  Out* const D = static_cast<Out*>(p.d);
+  const Out* const C = static_cast<const Out*>(p.c);
+  // Element i of the 16 x 16 tile: consecutive threads walk D's contiguous mode.
+  const bool n_major = p.d_n_major != 0;
+  auto coord = [&](int i) { return n_major ? make_int2(i % 16, i / 16) : make_int2(i / 16, i % 16); };
+  auto warp_sum = [&](int i) {
+    float v = 0.f;
+    CUTE_UNROLL
+    for (int w = 0; w < NW; ++w) v += sRed(coord(i).x, coord(i).y, w);
+    return v;
+  };
+  uint32_t* const counters = static_cast<uint32_t*>(p.workspace);
+  float* const slots = reinterpret_cast<float*>(static_cast<uint8_t*>(p.workspace) +
+                                                split_counter_bytes(G * p.batch));
+  __shared__ uint32_t arrived;
+  // The warps' partial tiles of tile u are in sRed: sum them, and store the tile (Q == 1)
+  // or leave it in its part's slot; the last part of a tile to arrive at its counter adds
+  // the Q slots in part order (the same bits whichever part is last), stores the tile and
+  // zeroes the counter for the next launch.
+  auto finish_tile = [&](int u) {
+    const int part = u % Q, tile = u / Q, grp = tile % G, l = tile / G, n0 = grp * 16;
+    auto store = [&](int i, float v) {
+      const int nl = coord(i).x, m = coord(i).y, n = n0 + nl;
+      if (n >= N || m >= M) return;
+      const int64_t at_d = int64_t(l) * p.batch_stride_d +
+                           (n_major ? int64_t(m) * p.ldd + n : int64_t(n) * p.ldd + m);
+      const int64_t at_c = int64_t(l) * p.batch_stride_c +
+                           (n_major ? int64_t(m) * p.ldc + n : int64_t(n) * p.ldc + m);
+      v *= p.alpha;
+      if (p.beta != 0.f) v += p.beta * float(C[at_c]);
+      D[at_d] = Out(v);
+    };
+    if (Q == 1) {
+      for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW) store(i, warp_sum(i));
+      return;
+    }
+    float* const slot = slots + int64_t(tile) * Q * 256;
+    for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW) __stcg(slot + part * 256 + i, warp_sum(i));
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) arrived = split_arrive(&counters[tile]);
+    __syncthreads();
+    if (arrived != uint32_t(Q - 1)) return;
+    __threadfence();
+    for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW) {
+      float v = 0.f;
+      for (int j = 0; j < Q; ++j) v += __ldcg(slot + j * 256 + i);
+      store(i, v);
+    }
+    if (threadIdx.x == 0) counters[tile] = 0;
   };
 
   // PDL: the next kernel may start its prologue; global memory is touched only once the
@@ -270,16 +381,17 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   asm volatile("griddepcontrol.wait;" ::: "memory");
 
   CUTE_UNROLL
-  for (int j = 0; j < U; ++j) load_b(j, j);
+  for (int j = 0; j < U; ++j) load_next(j);
   stage_a(0);
   stage_a(1);
 
   float acc[2][4] = {};   // (n rows g / g+8 -> n8 tile) x mma.m16n8 accumulator
-  for (int t0 = 0; t0 < nsteps; t0 += U) {
+  int s_in_tile = 0, tile_i = 0;
+  for (int t0 = 0; t0 < total_steps; t0 += U) {
     CUTE_UNROLL
     for (int j = 0; j < U; ++j) {
       const int t = t0 + j;
-      if (t >= nsteps) break;
+      if (t >= total_steps) break;
       const int s = t % SPC;
       if (s == 0) {   // chunk t / SPC has landed (the next one may still be in flight)
         asm volatile("cp.async.wait_group 1;" ::: "memory");
@@ -309,7 +421,7 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
           for (int v = 0; v < 4; ++v) a[r][v] = f[r][v];
       }
       const uint4 x0 = rb0[j], x1 = rb1[j];
-      load_b(t + U, j);
+      load_next(j);
       Mma::fma(acc[0][0], acc[0][1], acc[0][2], acc[0][3], a[0][0], a[0][1], a[0][2], a[0][3],
                x0.x, x0.y, acc[0][0], acc[0][1], acc[0][2], acc[0][3]);
       Mma::fma(acc[0][0], acc[0][1], acc[0][2], acc[0][3], a[1][0], a[1][1], a[1][2], a[1][3],
@@ -322,29 +434,25 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
         __syncwarp();
         stage_a(t / SPC + 2);
       }
+      if (++s_in_tile == nsteps) {
+        // Accumulator of mma.m16n8: value v is (m = g + 8 * (v / 2), n = 2q + v % 2) of its
+        // n8 tile. The loads of the next tile stay in flight across the two barriers.
+        CUTE_UNROLL
+        for (int h = 0; h < 2; ++h)
+          CUTE_UNROLL
+          for (int v = 0; v < 4; ++v) {
+            sRed(8 * h + 2 * q + v % 2, g + 8 * (v / 2), warp) = acc[h][v];
+            acc[h][v] = 0.f;
+          }
+        __syncthreads();
+        finish_tile(tile_at(tile_i));
+        __syncthreads();   // sRed is read before any warp writes its next tile
+        s_in_tile = 0;
+        ++tile_i;
+      }
     }
   }
   asm volatile("cp.async.wait_group 0;" ::: "memory");
-
-  // Accumulator of mma.m16n8: value v is (m = g + 8 * (v / 2), n = 2q + v % 2) of its n8 tile.
-  CUTE_UNROLL
-  for (int h = 0; h < 2; ++h)
-    CUTE_UNROLL
-    for (int v = 0; v < 4; ++v) sRed(8 * h + 2 * q + v % 2, g + 8 * (v / 2), warp) = acc[h][v];
-  __syncthreads();
-
-  Out* D = static_cast<Out*>(p.d) + int64_t(l) * p.batch_stride_d;
-  const Out* C = static_cast<const Out*>(p.c) + int64_t(l) * p.batch_stride_c;
-  for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW) {
-    const int nl = i / 16, m = i % 16, n = n0 + nl;
-    if (n >= N || m >= M) continue;
-    float v = 0.f;
-    CUTE_UNROLL
-    for (int w = 0; w < NW; ++w) v += sRed(nl, m, w);
-    v *= p.alpha;
-    if (p.beta != 0.f) v += p.beta * float(C[int64_t(n) * p.ldc + m]);
-    D[int64_t(n) * p.ldd + m] = Out(v);
-  }
 }
 
 }  // namespace skinny

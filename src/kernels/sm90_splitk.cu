@@ -2,7 +2,7 @@
 // Build: nvcc -gencode=arch=compute_90a,code=compute_90a --ptx -O3 -DNDEBUG --expt-relaxed-constexpr
 //        -std=c++17 -I<cutlass>/include -I src/kernels
 //        -DFERROCUTE_SPLITK_CONFIG_HEADER='"<generated header>"' src/kernels/sm90_splitk.cu
-// The config header (rendered by build.rs from src/kernel_config.rs) defines
+// The config header (rendered by ferrocute_kernels::sm90_splitk) defines
 // FERROCUTE_SPLITK_CONFIGS(X) calling X(cfgname, CfgType) per config.
 #include "sm90_splitk.cuh"
 

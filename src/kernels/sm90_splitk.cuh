@@ -327,7 +327,10 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     auto store = [&](float (&v)[8], int r, int c8) {
       const int gn = n0 + r;
       const int gm = m0 + 8 * c8;
-      if (gn < N && gm < M)
+      if (gn >= N || gm >= M) return;
+      if (p.d_n_major)
+        store_rows8_n_major<Out>(v, gm, gn, l, p);
+      else
         store_rows8<Out>(v, gm, int64_t(l) * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
                          int64_t(l) * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec,
                          c_vec);

@@ -220,8 +220,10 @@ pub struct Ran<TI, TO> {
     pub cluster: u32,
     /// Which of the kernel's A, B and D were repacked in the workspace.
     pub repacked: [bool; 3],
-    /// How it split the last round's tiles along K.
+    /// How it split tiles along K across CTAs.
     pub tail: TailSplit,
+    /// Whether it ran the transposed problem, writing C N-major.
+    pub d_n_major: bool,
 }
 
 /// Runs one case; compares with an f64 CPU reference on all (or `samples`)
@@ -264,7 +266,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
     let da = s.clone_htod(&ha).unwrap();
     let db = s.clone_htod(&hb).unwrap();
     let mut dc = s.clone_htod(&hc).unwrap();
-    let (kernel, cluster, repacked, tail) = {
+    let (kernel, cluster, repacked, tail, d_n_major) = {
         let av = MatRef::new(&da, cs.m, cs.k, cs.la)
             .ld(sa.ld)
             .batched(sa.batch, sa.batch_stride);
@@ -288,7 +290,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
                 d.kernel
             );
         }
-        (d.kernel, d.cluster, d.repacked, d.tail)
+        (d.kernel, d.cluster, d.repacked, d.tail, d.plan.d_n_major)
     };
     let out: Vec<TO> = s.clone_dtoh(&dc).unwrap();
     let mut logical = vec![false; out.len()];
@@ -344,6 +346,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
         cluster,
         repacked,
         tail,
+        d_n_major,
     }
 }
 

@@ -73,12 +73,14 @@ mirror! {
         alpha: f32,
         /// Scale of C.
         beta: f32,
-        /// Split-tail workspace (persistent sm90 tiles; 0 elsewhere).
+        /// Partial sums of tiles split along K across CTAs (0 where none is split).
         workspace: u64,
-        /// Tiles of the split last round.
+        /// Tiles of the split last round (persistent sm90 tiles).
         tail_tiles: i32,
         /// Parts per split tile.
         tail_splits: i32,
+        /// 1: C and D are N-major, `D(m,n) = d[m*ldd + n]` (the small-M kernels only).
+        d_n_major: i32,
     }
 }
 

@@ -74,6 +74,23 @@ __device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int64_t doff,
   }
 }
 
+// store_rows8 for an N-major C and D (GemmParams::d_n_major): the 8 rows of column gn lie
+// ldd (ldc) apart, so each is stored alone; small-M outputs only, where D is a sliver of
+// the bytes the kernel reads.
+template <class Out>
+__device__ __forceinline__ void store_rows8_n_major(float (&v)[8], int gm, int gn, int64_t l,
+                                                    GemmParams const& p) {
+  Out* dptr = reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d + gn;
+  const Out* cptr = reinterpret_cast<const Out*>(p.c) + l * p.batch_stride_c + gn;
+  CUTE_UNROLL
+  for (int e = 0; e < 8; ++e) {
+    if (gm + e >= p.m) break;
+    float x = p.alpha * v[e];
+    if (p.beta != 0.0f) x += p.beta * OutOps<Out>::from(cptr[int64_t(gm + e) * p.ldc]);
+    dptr[int64_t(gm + e) * p.ldd] = OutOps<Out>::to(x);
+  }
+}
+
 // Whether D (resp. C) allows 16-byte stores of 8 rows.
 template <class Out>
 __device__ __forceinline__ bool vec_ok(const void* ptr, int64_t ld, int64_t batch_stride) {

@@ -92,7 +92,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
   if (tid == 0) {
     if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(smem_bytes<Cfg>()) ||
-        (CM > 1 && cluster_nctarank() != uint32_t(CM)))
+        (CM > 1 && cluster_nctarank() != uint32_t(CM)) || p.d_n_major)
       __trap();
     for (int s = 0; s < S; ++s) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
