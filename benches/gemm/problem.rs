@@ -91,7 +91,8 @@ pub struct Weight {
 
 /// The linear layers of current open models (from their published configurations), each
 /// weight once: fused QKV, attention output, fused gate/up, down. Mistral 7B has Llama 3
-/// 8B's shapes; Qwen2.5 72B's attention has Llama 3 70B's.
+/// 8B's shapes, and a Mixtral expert's w2 Llama 3 8B's down; Qwen2.5 72B's attention has
+/// Llama 3 70B's.
 pub const LLM_WEIGHTS: &[Weight] = &[
     Weight {
         n: 6144,

@@ -84,9 +84,9 @@ fn best_persistent_with(
 /// a K-major B and `k % 4 == 0`, the first [`SKINNY_KERNELS`] entry wins. For `m <= 64`,
 /// and `m <= 128` where the preferred fast tile would fill under half the SMs, an eligible
 /// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins (the one 128 rows of N wide where
-/// its tiles fill half the SMs, else the first); for more rows where
-/// it would fill under a quarter, the last eligible one. Where the
-/// Hopper tiles fill every SM, [`best_persistent`] weighs [`PERSISTENT_KERNELS`]. Otherwise
+/// its tiles fill half the SMs, else the first); for more rows where it would fill under a
+/// quarter of them (half with `k <= 2048`), the last eligible one. Where the Hopper tiles
+/// fill every SM, [`best_persistent`] weighs [`PERSISTENT_KERNELS`]. Otherwise
 /// the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the
 /// Ampere-class ones elsewhere) is used; within it the first tile in table order that
 /// yields at least one block per SM wins, else the one with the most blocks. Otherwise the
@@ -135,8 +135,9 @@ pub fn select_with(
         let first = FAST_KERNELS.iter().find(eligible);
         // Small M, or few tiles of the 128x128 tile: small tiles (and, for long K, a K split)
         // instead of idle SMs. Up to 64 rows always; up to 128 while the large tiles would
-        // fill under half the SMs, beyond that under a quarter (where the persistent tiles,
-        // splitting their only round along K, measured faster: BENCHMARKS.md, decode sweep).
+        // fill under half the SMs; beyond that under a quarter, or half with K up to 2048
+        // (with longer K the persistent tiles, splitting their only round along K, measured
+        // faster: BENCHMARKS.md, decode sweep).
         let mut small_m = SMALL_M_KERNELS.iter().filter(eligible);
         let small = if plan.m <= 128 {
             // Of the tiles that hold all of M, the one 128 rows of N wide where its tiles
@@ -157,7 +158,7 @@ pub fn select_with(
             } else if plan.m <= 128 {
                 2 * big_tiles < sms
             } else {
-                4 * big_tiles <= sms
+                4 * big_tiles <= sms || (2 * big_tiles <= sms && plan.k <= 2048)
             };
             // Its grid puts the tiles of one batch on y and the batches on z.
             let fits = tiles(small) / plan.batch.max(1) as u64 <= MAX_GRID_YZ

@@ -336,6 +336,14 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
                          c_vec);
     };
 
+    // Item i of `rows` rows of N by TM/8 runs of 8 M: (row, run). An M-major D takes the runs
+    // of a row from consecutive threads (16-byte stores); an N-major one the rows of a run,
+    // so that each of the 8 stores of a thread meets its neighbours' in one line.
+    const bool n_major = p.d_n_major != 0;
+    auto item_at = [&](int i, int rows) {
+      return n_major ? make_int2(i % rows, i / rows) : make_int2(i / (TM / 8), i % (TM / 8));
+    };
+
     if (lead && rank == 1) {
       // Unpadded rows (32 of them fill one A stage of rank 0), 32-byte pieces XOR-swizzled
       // by r % 8 so that the stores still spread over the banks.
@@ -370,7 +378,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       CUTE_UNROLL
       for (int it = 0; it < kItems; ++it) {
         const int item = ctid + 256 * it;
-        const int r = item / (TM / 8), c8 = item % (TM / 8);
+        const int r = item_at(item, TN).x, c8 = item_at(item, TN).y;
         const float4* a = reinterpret_cast<const float4*>(&ss.red()[padded(r, 8 * c8)]);
         const float4* b = reinterpret_cast<const float4*>(
             other + ((k0 + r / 32) % S) * (D::kXBytes / 4) + (r % 32) * TM + 8 * (c8 ^ (r % 8)));
@@ -382,7 +390,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       CUTE_UNROLL
       for (int it = 0; it < kItems; ++it) {
         const int item = ctid + 256 * it;
-        store(v[it], item / (TM / 8), item % (TM / 8));
+        store(v[it], item_at(item, TN).x, item_at(item, TN).y);
       }
       return;
     }
@@ -405,9 +413,9 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
         for (int it = 0; it < kItems; ++it) {
           const int item = ctid + 256 * it;
           if (item < n_items) {
-            const int r = rank * rows + item / (TM / 8);
+            const int r = rank * rows + item_at(item, rows).x;
             const uint32_t a = map_to_rank(
-                red_base + uint32_t(padded(r, 8 * (item % (TM / 8))) * 4), uint32_t(q));
+                red_base + uint32_t(padded(r, 8 * item_at(item, rows).y) * 4), uint32_t(q));
             lo[q][it] = ld_cluster_f4(a);
             hi[q][it] = ld_cluster_f4(a + 16);
           }
@@ -431,7 +439,8 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       CUTE_UNROLL
       for (int it = 0; it < kItems; ++it) {
         const int item = ctid + 256 * it;
-        if (item < n_items) store(v[it], rank * rows + item / (TM / 8), item % (TM / 8));
+        if (item < n_items)
+          store(v[it], rank * rows + item_at(item, rows).x, item_at(item, rows).y);
       }
     };
     switch (splits) {
