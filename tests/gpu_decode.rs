@@ -247,12 +247,14 @@ fn gpu_split_counters_after_partial_sums() {
 
 /// Small enough for compute-sanitizer (memcheck, racecheck, synccheck): the persistent
 /// register-streaming CTAs over several tiles each (8200 rows of N: 513 tiles on at most
-/// 264 CTAs), with K whole and in 2 parts, writing a row-major C transposed, and the split-K
-/// kernel transposed; every element against f64.
+/// 264 CTAs), with K whole and in 2 parts, and the split-K kernel (m = 40, or an N-major
+/// weight), writing a row-major C transposed or a column-major one; every element against
+/// f64.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
 fn gpu_decode_small() {
     let g = gpu();
+    let hopper = g.compute_capability().0 == 9;
     let mut rng = Rng(47);
     for (m, n, k, parts, beta) in [
         (3, 8200, 64, 1, 0.0),
@@ -264,22 +266,25 @@ fn gpu_decode_small() {
             split_k: Some(parts),
             ..Overrides::default()
         });
-        let cs = Case {
-            beta,
-            ..Case::sweep(
-                0,
-                m,
-                n,
-                k,
-                1,
-                Order::RowMajor,
-                Order::ColMajor,
-                Order::RowMajor,
-            )
-        };
-        let ran = run_case::<bf16, bf16>(&h, &mut rng, &cs, None);
-        if g.compute_capability().0 == 9 {
-            assert!(ran.d_n_major, "{m}x{n}x{k}: {}", ran.kernel);
+        for (lb, lc) in [
+            (Order::ColMajor, Order::RowMajor),
+            (Order::RowMajor, Order::RowMajor),
+            (Order::RowMajor, Order::ColMajor),
+        ] {
+            let sweep = Case::sweep(0, m, n, k, 1, Order::RowMajor, lb, lc);
+            let cs = Case { beta, ..sweep };
+            let ran = run_case::<bf16, bf16>(&h, &mut rng, &cs, None);
+            // An N-major weight goes to the split-K kernel.
+            let family = if m <= 16 && lb == Order::ColMajor {
+                "skinny"
+            } else {
+                "splitk"
+            };
+            if hopper {
+                let what = format!("{m}x{n}x{k} {lb:?}{lc:?}: {}", ran.kernel);
+                assert!(ran.kernel.contains(family), "{what}");
+                assert_eq!(ran.d_n_major, lc == Order::RowMajor, "{what}");
+            }
         }
     }
 }

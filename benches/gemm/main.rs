@@ -208,31 +208,20 @@ fn run() -> Res<()> {
             let mut ours_f = |s: &mut Set| ours(&g, lay, &s.0, &bs[s.1], &mut s.2, dims).map(drop);
             // Per round (cuBLAS first in even rounds, ours first in odd ones): cuBLAS's
             // time, and ours where the check ran.
+            let timed = |sets: &mut [Set], f: &mut dyn FnMut(&mut Set) -> Res<()>| {
+                rest();
+                time_ms(&stream, args.iters, args.queued, sets, f)
+            };
             let mut rounds: Vec<(f32, Option<f32>)> = Vec::with_capacity(args.rounds);
             for r in 0..args.rounds {
                 let ours_first = r % 2 == 1;
                 let mut mine = None;
                 if ours_first && check.is_ok() {
-                    rest();
-                    mine = Some(time_ms(
-                        &stream,
-                        args.iters,
-                        args.queued,
-                        &mut sets,
-                        &mut ours_f,
-                    )?);
+                    mine = Some(timed(&mut sets, &mut ours_f)?);
                 }
-                rest();
-                let theirs = time_ms(&stream, args.iters, args.queued, &mut sets, &mut theirs_f)?;
+                let theirs = timed(&mut sets, &mut theirs_f)?;
                 if !ours_first && check.is_ok() {
-                    rest();
-                    mine = Some(time_ms(
-                        &stream,
-                        args.iters,
-                        args.queued,
-                        &mut sets,
-                        &mut ours_f,
-                    )?);
+                    mine = Some(timed(&mut sets, &mut ours_f)?);
                 }
                 rounds.push((theirs, mine));
             }

@@ -157,7 +157,7 @@ const SKINNY_SPLIT_STEPS: u64 = 16;
 /// The parts `Q` (1 to 8) the register-streaming kernel splits K into (`tail_splits`), so
 /// that its tiles (16 rows of N and a part of K) spread evenly over its persistent CTAs: the
 /// busiest CTA runs `ceil(tiles * Q / ctas)` tiles of `ceil(steps / (Q * warps))` steps per
-/// warp plus [`SKINNY_TILE_STEPS`] each, plus [`SKINNY_SPLIT_STEPS`] per part beyond the
+/// warp plus `SKINNY_TILE_STEPS` (2) each, plus `SKINNY_SPLIT_STEPS` (16) per part beyond the
 /// first, and the least such time wins, the fewest parts among equals. Every part keeps at
 /// least 4 steps per warp.
 ///
