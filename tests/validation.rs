@@ -485,6 +485,25 @@ fn row_major_decode_runs_transposed() {
     assert!(ds.plan.swapped && !ds.plan.d_n_major, "{}", ds.kernel);
 }
 
+/// The register-streaming kernel splits K only for up to 256 tiles, whose counters stay in
+/// the workspace's first KiB (no launch writes partial sums there): a forced split of more
+/// tiles runs whole.
+#[test]
+fn skinny_splits_keep_their_counters_in_the_first_kib() {
+    use ferrocute::gemm::dispatch::{dispatch_plan, Overrides};
+    let ov = Overrides {
+        split_k: Some(2),
+        ..Overrides::default()
+    };
+    for (n, split) in [(4096, true), (4112, false)] {
+        let mut d = desc(1, n, 3584);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch_plan(plan(&d).unwrap(), "bf16", "bf16", (9, 0), 132, &ov).unwrap();
+        assert!(ds.kernel.contains("skinny"), "{}", ds.kernel);
+        assert_eq!(ds.tail.splits == 2, split, "{n} rows: {:?}", ds.tail);
+    }
+}
+
 #[test]
 fn error_display_carries_values() {
     let e = Error::LeadingDimension {

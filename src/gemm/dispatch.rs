@@ -4,7 +4,7 @@
 use super::error::Error;
 use super::geometry::{
     grid_dims, persistent_k_blocks_with, skinny_parts, split_k, tile_count, TailSplit, MAX_GRID_X,
-    MAX_GRID_YZ,
+    MAX_GRID_YZ, SKINNY_SPLIT_MAX_TILES,
 };
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
@@ -414,8 +414,9 @@ pub fn dispatch_plan(
                 .unwrap_or_else(|| skinny_parts(cfg, plan.n, plan.k, plan.batch, sm_count));
             let tiles = (plan.n as u64).div_ceil(16) * plan.batch as u64;
             match u32::try_from(tiles) {
-                Ok(tiles) if parts > 1 => TailSplit {
-                    tiles,
+                // Counters for at most 256 tiles: they stay in the workspace's first KiB.
+                Ok(t) if parts > 1 && tiles <= SKINNY_SPLIT_MAX_TILES => TailSplit {
+                    tiles: t,
                     splits: parts,
                 },
                 _ => TailSplit::default(),

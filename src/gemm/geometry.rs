@@ -128,7 +128,7 @@ pub fn tail_split_workspace_bytes(cfg: &KernelConfig, ctas: u32, split: TailSpli
 
 /// The counters at the start of [`tail_split_workspace_bytes`]: one u32 per CTA (per tile
 /// for the register-streaming kernel), rounded up to 1 KiB; zero before the launch.
-pub fn split_counter_bytes(cfg: &KernelConfig, ctas: u32, split: TailSplit) -> u64 {
+fn split_counter_bytes(cfg: &KernelConfig, ctas: u32, split: TailSplit) -> u64 {
     let counters = if cfg.grid == GridKind::Skinny {
         split.tiles
     } else {
@@ -136,6 +136,17 @@ pub fn split_counter_bytes(cfg: &KernelConfig, ctas: u32, split: TailSplit) -> u
     };
     (counters as u64 * 4).div_ceil(1024) * 1024
 }
+
+/// The bytes every split launch's counters fit in: a launch writes its partial sums after
+/// its counters, so counters that reached past this could meet an earlier launch's sums.
+/// The persistent tiles' counters (one per CTA) fit on every sm_90 part (at most 144 SMs);
+/// the register-streaming kernel splits K only for up to 256 tiles
+/// ([`SKINNY_SPLIT_MAX_TILES`]).
+pub const SPLIT_COUNTER_BYTES: u64 = 1024;
+
+/// The most tiles (16 rows of N, in every batch) the register-streaming kernel splits along
+/// K: their counters fit in [`SPLIT_COUNTER_BYTES`]. Splits pay only for a few long tiles.
+pub const SKINNY_SPLIT_MAX_TILES: u64 = SPLIT_COUNTER_BYTES / 4;
 
 /// CTAs of `cfg` one SM holds at once: by threads (2048 per SM), shared memory (228 KiB
 /// per SM, 1 KiB of it reserved per CTA) and the 32-CTA limit of sm_90.

@@ -116,19 +116,11 @@ pub struct Gemm {
     /// Repacked copies of misaligned operands (grown on demand, shared by clones, which
     /// use the same stream).
     workspace: Arc<Mutex<Option<CudaSlice<u8>>>>,
-    /// Arrival counters and partial sums of tiles split along K across CTAs, shared like
-    /// `workspace`.
-    partials: Arc<Mutex<Partials>>,
-}
-
-/// The split tiles' workspace: a launch needs its counters (at the start) zero, leaves
-/// them zero, and writes partial sums after them; another launch's counters may reach
-/// into those sums, so the zero prefix is tracked.
-#[derive(Debug, Default)]
-struct Partials {
-    buf: Option<CudaSlice<u8>>,
-    /// Bytes at the start of `buf` known to be zero once the work queued so far is done.
-    zero: u64,
+    /// Arrival counters and partial sums of tiles split along K across CTAs (zeroed when
+    /// allocated), shared like `workspace`. Every launch's counters lie in its first KiB
+    /// and its partial sums after it (`geometry::SPLIT_COUNTER_BYTES`), and each launch
+    /// leaves its counters zero, so they are zero for the next, graph replays included.
+    partials: Arc<Mutex<Option<CudaSlice<u8>>>>,
 }
 
 impl Gemm {
@@ -159,7 +151,7 @@ impl Gemm {
             repacking: Repacking::default(),
             overrides: Overrides::from_env(),
             workspace: Arc::new(Mutex::new(None)),
-            partials: Arc::new(Mutex::new(Partials::default())),
+            partials: Arc::new(Mutex::new(None)),
         })
     }
 
@@ -479,27 +471,10 @@ impl Gemm {
         let mut partials =
             (d.tail.splits > 0).then(|| self.partials.lock().unwrap_or_else(|e| e.into_inner()));
         let (workspace, _gw) = match partials.as_deref_mut() {
-            Some(ws) => {
+            Some(slot) => {
                 let bytes = geometry::tail_split_workspace_bytes(cfg, d.grid.0, d.tail);
-                let counters = geometry::split_counter_bytes(cfg, d.grid.0, d.tail);
-                let had = ws.buf.as_ref().map_or(0, |b| b.len());
-                let buf = launch::workspace(&self.stream, &mut ws.buf, bytes)?;
-                if buf.len() != had {
-                    ws.zero = buf.len() as u64; // a new allocation, all zero
-                }
-                if counters > ws.zero {
-                    // An earlier launch left partial sums where these counters go.
-                    let mut stale = buf.slice_mut(ws.zero as usize..counters as usize);
-                    self.stream
-                        .memset_zeros(&mut stale)
-                        .map_err(|e| Error::Driver {
-                            during: "zeroing the split counters",
-                            reason: e.to_string(),
-                        })?;
-                }
-                // This launch leaves its counters zero and its partial sums after them.
-                ws.zero = counters;
-                let (ptr, guard) = buf.device_ptr_mut(&self.stream);
+                let (ptr, guard) =
+                    launch::workspace(&self.stream, slot, bytes)?.device_ptr_mut(&self.stream);
                 (ptr, Some(guard))
             }
             None => (0, None),
