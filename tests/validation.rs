@@ -437,13 +437,14 @@ fn row_major_decode_runs_transposed() {
         in_bytes: 2,
         out_bytes: 2,
     };
+    let on = |d: GemmDesc, cc, sms| dispatch(&d, "bf16", "bf16", cc, sms).unwrap();
     for ((m, n, k), family) in [
         ((1, 4096, 4096), "skinny16_w8_kk"),
         ((16, 14336, 4096), "skinny16_w8_kk"),
         ((17, 4096, 4096), "splitk_64x64x64_s13_kk"),
         ((128, 4096, 14336), "splitk_128x64x64_s9_kk"),
     ] {
-        let ds = dispatch(&rm(m, n, k, Order::ColMajor), "bf16", "bf16", (9, 0), 132).unwrap();
+        let ds = on(rm(m, n, k, Order::ColMajor), (9, 0), 132);
         assert_eq!(
             ds.kernel,
             format!("ferrocute_sm90_{family}_bf16_bf16"),
@@ -454,34 +455,13 @@ fn row_major_decode_runs_transposed() {
         assert_eq!((p.a.ptr, p.b.ptr, p.d.ld), (1 << 32, 2 << 32, n as i64));
     }
     // A weight stored k x n row-major (N-major B): the split-K kernel's kn entry.
-    let ds = dispatch(
-        &rm(8, 4096, 4096, Order::RowMajor),
-        "bf16",
-        "bf16",
-        (9, 0),
-        132,
-    )
-    .unwrap();
+    let ds = on(rm(8, 4096, 4096, Order::RowMajor), (9, 0), 132);
     assert!(ds.plan.d_n_major && ds.kernel.contains("splitk") && ds.kernel.contains("_kn_"));
     // Many rows: the swapped plan, D column-major.
-    let ds = dispatch(
-        &rm(512, 4096, 4096, Order::ColMajor),
-        "bf16",
-        "bf16",
-        (9, 0),
-        132,
-    )
-    .unwrap();
+    let ds = on(rm(512, 4096, 4096, Order::ColMajor), (9, 0), 132);
     assert!(ds.plan.swapped && !ds.plan.d_n_major);
     // No small-M kernel on sm_80: the swapped plan.
-    let ds = dispatch(
-        &rm(8, 4096, 4096, Order::ColMajor),
-        "bf16",
-        "bf16",
-        (8, 0),
-        108,
-    )
-    .unwrap();
+    let ds = on(rm(8, 4096, 4096, Order::ColMajor), (8, 0), 108);
     assert!(ds.plan.swapped && !ds.plan.d_n_major, "{}", ds.kernel);
 }
 
