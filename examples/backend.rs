@@ -1,17 +1,17 @@
 //! "Another app" using ferrocute as its GEMM backend: the forward pass of a
-//! linear layer `Y = X W^T + b` (PyTorch's `nn.Linear` layout), with the bias
-//! folded in through `beta`: Y is pre-filled with the broadcast bias and
-//! `Y = 1.0 * X W^T + 1.0 * Y`. Checked against a CPU computation.
+//! linear layer `Y = X W^T + b` (PyTorch's `nn.Linear` layout), the bias added by the
+//! kernel's fused epilogue (`examples/mlp.rs` adds activations and a residual).
+//! Checked against a CPU computation.
 //!
 //! `cargo run --example backend`; prints a reason and exits 0 without a GPU.
 
-use ferrocute::gemm::{Gemm, MatMut, MatRef, Order};
+use ferrocute::gemm::{Epilogue, Gemm, MatMut, MatRef, Order, Vector};
 use half::bf16;
 
 /// A linear layer whose weights live on the GPU.
 struct Linear {
     w: cudarc::driver::CudaSlice<bf16>, // [out, in], row-major
-    bias: Vec<f32>,
+    bias: cudarc::driver::CudaSlice<f32>,
     d_in: usize,
     d_out: usize,
 }
@@ -23,16 +23,16 @@ impl Linear {
         x: &cudarc::driver::CudaSlice<bf16>, // [batch, in], row-major
         batch: usize,
     ) -> Result<cudarc::driver::CudaSlice<f32>, Box<dyn std::error::Error>> {
-        let s = gemm.stream();
-        let host_bias: Vec<f32> = (0..batch).flat_map(|_| self.bias.iter().copied()).collect();
-        let mut y = s.clone_htod(&host_bias)?; // [batch, out], row-major
-        gemm.gemm(
+        let mut y = gemm.stream().alloc_zeros::<f32>(batch * self.d_out)?; // [batch, out], row-major
+        gemm.gemm_with(
             1.0,
             &MatRef::new(x, batch, self.d_in, Order::RowMajor),
             // W is [out, in] row-major; W^T is [in, out].
             &MatRef::new(&self.w, self.d_out, self.d_in, Order::RowMajor).t(),
-            1.0,
+            0.0,
             &mut MatMut::new(&mut y, batch, self.d_out, Order::RowMajor),
+            // One bias element per output feature: per column of Y.
+            &Epilogue::new().bias(Vector::cols(&self.bias)),
         )?;
         Ok(y)
     }
@@ -65,7 +65,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let s = gemm.stream();
     let layer = Linear {
         w: s.clone_htod(&hw)?,
-        bias: bias.clone(),
+        bias: s.clone_htod(&bias)?,
         d_in,
         d_out,
     };

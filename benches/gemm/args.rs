@@ -39,6 +39,9 @@ pub struct Args {
     /// `--no-events`: buffers are allocated with cudarc's event tracking off, so no event
     /// is recorded or waited for between two launches (everything runs on one stream).
     pub no_events: bool,
+    /// `--epilogue bias,relu,gelu,swiglu|all`: race fused epilogues on the row-major
+    /// linear layer instead of the plain GEMM (epilogue.rs).
+    pub epilogue: Option<String>,
 }
 
 fn list<T: std::str::FromStr>(v: Option<String>) -> Vec<T> {
@@ -62,6 +65,7 @@ pub fn parse_args() -> Args {
         queued: false,
         repacking: Repacking::Auto,
         no_events: false,
+        epilogue: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
@@ -82,6 +86,7 @@ pub fn parse_args() -> Args {
             "--rest" => a.rest = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0),
             "--queued" => a.queued = true,
             "--no-events" => a.no_events = true,
+            "--epilogue" => a.epilogue = it.next(),
             "--repacking" => {
                 a.repacking = match it.next().as_deref() {
                     Some("never") => Repacking::Never,

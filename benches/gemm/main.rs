@@ -3,17 +3,21 @@
 //! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|llm|all]
 //! [--shape MxNxK ...] [--tokens 1,8,64] [--layout tn,nn,tt,nt,rm|all] [--iters N]
 //! [--rounds R] [--sets N] [--soak SECS] [--rest SECS] [--queued] [--no-events]
-//! [--repacking never|auto]`
+//! [--repacking never|auto] [--epilogue bias,relu,gelu,swiglu|all]`
 //!
 //! bf16 inputs, f32 accumulation, bf16 output. Layouts use BLAS names for a column-major C
 //! (TN = A K-major, B K-major; NN = A M-major; TT = B N-major; NT = both), and RM is
 //! row-major throughout (`C = A·Wᵀ` with the weight stored `n x k` row-major, as PyTorch
 //! and candle store a linear layer). `--shapes llm` runs the linear layers of current open
 //! models at 1 to 256 tokens; for m <= 256 every row also gives both libraries' bandwidth
-//! as % of the copy bandwidth and of the read floor (floor.rs).
+//! as % of the copy bandwidth and of the read floor (floor.rs). `--epilogue` races fused
+//! epilogues instead (epilogue.rs).
 
 mod args;
+mod epilogue;
 mod floor;
+mod lt;
+mod passes;
 mod problem;
 mod timing;
 
@@ -113,17 +117,31 @@ fn run() -> Res<()> {
         attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
     );
     let blas = CudaBlas::new(stream.clone())?;
+    let shapes = if args.custom.is_empty() {
+        named_shapes(&args.shapes, &args.tokens)
+    } else {
+        args.custom.iter().map(|&(m, n, k)| (m, n, k, "")).collect()
+    };
+    if let Some(list) = &args.epilogue {
+        let kinds = epilogue::Kind::parse(list);
+        let sms = sms.max(1) as u32;
+        return epilogue::race(
+            &g,
+            &blas,
+            &stream,
+            &kinds,
+            &shapes,
+            args.iters,
+            args.rounds,
+            sms,
+        );
+    }
     let copy = copy_gbs(&stream, args.iters)?;
     println!("device-to-device copy: {copy:.0} GB/s (read + write, 256 MiB buffers)");
     let mut floor = ReadFloor::new(&stream)
         .map_err(|e| println!("read floor not measured (NVRTC: {e})"))
         .ok();
 
-    let shapes = if args.custom.is_empty() {
-        named_shapes(&args.shapes, &args.tokens)
-    } else {
-        args.custom.iter().map(|&(m, n, k)| (m, n, k, "")).collect()
-    };
     println!(
         "(per launch: median of {} samples of 10 back-to-back launches{}{}; TFLOP/s with % of the \
          989 TFLOP/s bf16 peak; for m <= 256, bytes moved per second as % of the copy bandwidth \

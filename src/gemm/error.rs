@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use super::epilogue::EpilogueVector;
+
 /// Which operand of `C = alpha * A * B + beta * C` an error refers to.
 ///
 /// Operands are named as the caller passed them, before any internal
@@ -163,6 +165,40 @@ pub enum Error {
     /// rejects. Capture with tracking off: call `CudaContext::disable_event_tracking`
     /// before allocating the buffers the graph uses, and order the streams yourself.
     CaptureWithEventTracking,
+    /// An epilogue vector is shorter than the dimension of C it runs along (for a gated
+    /// epilogue, B's columns).
+    EpilogueLength {
+        /// Which vector.
+        vector: EpilogueVector,
+        /// Its length.
+        len: usize,
+        /// The elements needed.
+        needed: usize,
+    },
+    /// An epilogue vector's address is not a multiple of its element size.
+    EpilogueMisaligned {
+        /// Which vector.
+        vector: EpilogueVector,
+        /// The device address.
+        ptr: u64,
+        /// The alignment needed, in bytes.
+        align: usize,
+    },
+    /// An epilogue vector overlaps C, which the kernel writes while it reads the vector.
+    EpilogueOverlap {
+        /// Which vector.
+        vector: EpilogueVector,
+    },
+    /// An epilogue vector lives in a different CUDA context than the Gemm's stream.
+    EpilogueContext {
+        /// Which vector.
+        vector: EpilogueVector,
+    },
+    /// A gated epilogue ([`crate::gemm::Activation::SwiGlu`]) cannot apply as asked.
+    Gated {
+        /// What it needs.
+        reason: &'static str,
+    },
     /// Another CUDA driver call failed.
     Driver {
         /// What was being done.
@@ -241,6 +277,19 @@ impl fmt::Display for Error {
                 "the stream is capturing a CUDA graph while cudarc tracks events for this context; \
                  disable event tracking before allocating the graph's buffers",
             ),
+            Error::EpilogueLength { vector, len, needed } => write!(
+                f,
+                "{vector} has {len} elements, the dimension of C it runs along needs {needed}"
+            ),
+            Error::EpilogueMisaligned { vector, ptr, align } => {
+                write!(f, "{vector} at {ptr:#x} is not aligned to its {align}-byte elements")
+            }
+            Error::EpilogueOverlap { vector } => write!(f, "{vector} overlaps C"),
+            Error::EpilogueContext { vector } => write!(
+                f,
+                "{vector} lives in a different CUDA context than the Gemm's stream"
+            ),
+            Error::Gated { reason } => write!(f, "SwiGLU epilogue: {reason}"),
             Error::Driver { during, reason } => write!(f, "CUDA driver error during {during}: {reason}"),
         }
     }

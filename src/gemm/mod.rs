@@ -38,6 +38,7 @@
 #![warn(missing_docs)]
 
 pub mod dispatch;
+mod epilogue;
 mod error;
 pub mod geometry;
 mod launch;
@@ -51,8 +52,12 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice};
 
 pub use dispatch::{Dispatch, Overrides};
+pub use epilogue::{
+    check_epilogue, Activation, Along, Epilogue, EpilogueDesc, EpilogueVector, KernelEpilogue,
+    ScaleAt, Vector, VectorDesc, VectorElem,
+};
 pub use error::{Error, Matrix};
-pub use plan::{plan, GemmDesc, KernelOperand, OperandDesc, Plan};
+pub use plan::{plan, plan_gated, GemmDesc, KernelOperand, OperandDesc, Plan};
 pub use registry::{KernelConfig, LaunchPath};
 pub use repack::{repack, Copy2D, Repack, RepackedOperand, Repacking};
 pub use view::{InputElem, MatMut, MatRef, MatShape, Order, OutputElem};
@@ -323,6 +328,33 @@ impl Gemm {
         beta: f32,
         c: &mut MatMut<'_, TO>,
     ) -> Result<Dispatch, Error> {
+        self.gemm_with(alpha, a, b, beta, c, &Epilogue::new())
+    }
+
+    /// [`Gemm::gemm`] with a fused [`Epilogue`]: `C = act(alpha * A * B + beta * C + bias)`
+    /// with optional scales, or SwiGLU over interleaved columns, where C then has half of
+    /// B's columns ([`Activation::SwiGlu`]). The kernels apply it at their stores (m <= 16
+    /// runs on the split-K tiles then). Errors as [`Gemm::gemm`]'s, and the epilogue's own
+    /// ([`check_epilogue`], [`plan_gated`]).
+    ///
+    /// ```no_run
+    /// use ferrocute::gemm::{Activation, Epilogue, MatMut, MatRef, Vector};
+    /// # fn f(gemm: &ferrocute::gemm::Gemm, a: &MatRef<'_, half::bf16>, b: &MatRef<'_, half::bf16>,
+    /// #      c: &mut MatMut<'_, half::bf16>, bias: &cudarc::driver::CudaSlice<f32>)
+    /// #      -> Result<(), ferrocute::gemm::Error> {
+    /// let epi = Epilogue::new().bias(Vector::cols(bias)).activation(Activation::Relu);
+    /// gemm.gemm_with(1.0, a, b, 0.0, c, &epi)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn gemm_with<TI: InputElem, TO: OutputElem>(
+        &self,
+        alpha: f32,
+        a: &MatRef<'_, TI>,
+        b: &MatRef<'_, TI>,
+        beta: f32,
+        c: &mut MatMut<'_, TO>,
+        epilogue: &Epilogue<'_>,
+    ) -> Result<Dispatch, Error> {
         let ctx = self.stream.context();
         if **a.data.stream().context() != **ctx {
             return Err(Error::ContextMismatch { operand: Matrix::A });
@@ -333,6 +365,7 @@ impl Gemm {
         if **c.data.stream().context() != **ctx {
             return Err(Error::ContextMismatch { operand: Matrix::C });
         }
+        epilogue.check_context(ctx)?;
         if ctx.is_managing_stream_synchronization() && self.capturing()? {
             return Err(Error::CaptureWithEventTracking);
         }
@@ -342,6 +375,7 @@ impl Gemm {
         let (pa, _ga) = a.data.device_ptr(&self.stream);
         let (pb, _gb) = b.data.device_ptr(&self.stream);
         let (pc, _gc) = c.data.device_ptr_mut(&self.stream);
+        let (epi, _gv) = epilogue.describe(&self.stream);
         let desc = GemmDesc {
             a: OperandDesc {
                 shape: a.shape,
@@ -361,8 +395,22 @@ impl Gemm {
             in_bytes: std::mem::size_of::<TI>(),
             out_bytes: std::mem::size_of::<TO>(),
         };
+        let mut planned = if epi.activation.is_gated() {
+            plan::plan_gated(&desc)?
+        } else {
+            plan::plan(&desc)?
+        };
+        planned.fused = epi != EpilogueDesc::default();
+        epilogue::check_epilogue(
+            &epi,
+            a.shape.rows,
+            b.shape.cols,
+            beta,
+            pc,
+            c_len * std::mem::size_of::<TO>(),
+        )?;
         let d = dispatch::dispatch_plan(
-            plan::plan(&desc)?,
+            planned,
             TI::NAME,
             TO::NAME,
             self.cc,
@@ -386,13 +434,13 @@ impl Gemm {
             } else {
                 placed.transposed()
             };
-            let d = self.enqueue::<TI, TO>(repacked, alpha, beta)?;
+            let d = self.enqueue::<TI, TO>(repacked, alpha, beta, &epi)?;
             if let Some(c) = copy_d {
                 self.repack(&c)?;
             }
             return Ok(d);
         }
-        self.enqueue::<TI, TO>(d, alpha, beta)
+        self.enqueue::<TI, TO>(d, alpha, beta, &epi)
     }
 
     /// The repacking of a dispatched problem, and the dispatch of the repacked problem (its
@@ -431,7 +479,8 @@ impl Gemm {
         let Some(without_d) = st.without_d() else {
             return Ok(None);
         };
-        let st = if cfg.grid == registry::GridKind::Persistent {
+        // A gated D has half the columns of the copy the repacking would make of it.
+        let st = if cfg.grid == registry::GridKind::Persistent && !d.plan.gated {
             st
         } else {
             without_d
@@ -459,6 +508,7 @@ impl Gemm {
         d: Dispatch,
         alpha: f32,
         beta: f32,
+        epilogue: &EpilogueDesc,
     ) -> Result<Dispatch, Error> {
         let Some(cfg) = d.config else {
             return Ok(d);
@@ -479,6 +529,8 @@ impl Gemm {
             }
             None => (0, None),
         };
+        // C's rows and columns are the kernel's M and N, or N and M: the plan as launched says.
+        let e = epilogue.kernel(p);
         let params = launch::GemmParams {
             a: p.a.ptr,
             b: p.b.ptr,
@@ -502,6 +554,15 @@ impl Gemm {
             tail_tiles: d.tail.tiles as i32,
             tail_splits: d.tail.splits as i32,
             d_n_major: i32::from(p.d_n_major),
+            act: e.act,
+            bias: e.bias,
+            scale: e.scale,
+            bias_axis: e.bias_axis,
+            bias_type: e.bias_type,
+            scale_axis: e.scale_axis,
+            scale_type: e.scale_type,
+            scale_at: e.scale_at,
+            gated: e.gated,
         };
         if cfg.path.tma() {
             let dtype = TI::TMA_DTYPE;
@@ -532,7 +593,7 @@ impl Gemm {
             // D's map ({M, N, L}, boxes of 64 x 64) wherever the kernel may store D by TMA
             // (sm90_gemm.cuh: a 16-bit D with 16-byte aligned base and strides and M % 8 == 0;
             // beta == 0 the kernel checks itself); a map the kernel never reads otherwise.
-            let td = (cfg.path == LaunchPath::TensorMapsAndD)
+            let td = (cfg.path == LaunchPath::TensorMapsAndD && !p.gated)
                 .then(|| match TO::TMA_DTYPE {
                     Some(dtype) if p.d.fast_aligned(8, 8, p.batch > 1) => {
                         launch::tensor_map(&operand(&p.d, dtype, p.m as u64, p.n as u64, 64))

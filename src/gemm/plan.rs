@@ -131,6 +131,12 @@ pub struct Plan {
     /// Whether C and D are N-major (`D(m,n)` at `m * ld + n`): set only by
     /// [`Plan::transposed`], for the small-M kernels, which write either order.
     pub d_n_major: bool,
+    /// Whether the epilogue is gated ([`plan_gated`]): D has half the product's columns of
+    /// the caller's C (the kernel's N, or its M where `swapped`).
+    pub gated: bool,
+    /// Whether a fused epilogue applies (bias, scale, activation or gating): the
+    /// register-streaming kernel takes none.
+    pub fused: bool,
 }
 
 impl Plan {
@@ -325,8 +331,35 @@ fn ranges_overlap(p0: u64, bytes0: usize, p1: u64, bytes1: usize) -> bool {
 /// assert!(matches!(plan(&bad), Err(Error::ShapeMismatch { .. })));
 /// ```
 pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
+    plan_with(desc, false)
+}
+
+/// [`plan`] for a gated epilogue ([`super::Activation::SwiGlu`]): C has half of B's
+/// columns (`n / 2`), and the plan's `n` (or `m` where swapped) is B's.
+///
+/// ```
+/// use ferrocute::gemm::{plan_gated, Error, GemmDesc, Order, MatShape, OperandDesc};
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let desc = GemmDesc { a: d(8, 64, Order::RowMajor, 1 << 20), b: d(64, 256, Order::ColMajor, 1 << 30),
+///     c: d(8, 128, Order::RowMajor, 1 << 40), in_bytes: 2, out_bytes: 2 };
+/// let p = plan_gated(&desc).unwrap();
+/// assert!(p.gated && p.swapped && (p.m, p.n) == (256, 8));
+/// let odd = GemmDesc { c: d(8, 127, Order::RowMajor, 1 << 40), ..desc };
+/// assert!(matches!(plan_gated(&odd), Err(Error::Gated { .. })));
+/// ```
+pub fn plan_gated(desc: &GemmDesc) -> Result<Plan, Error> {
+    plan_with(desc, true)
+}
+
+fn plan_with(desc: &GemmDesc, gated: bool) -> Result<Plan, Error> {
     let (a, b, c) = (&desc.a.shape, &desc.b.shape, &desc.c.shape);
-    if a.rows != c.rows || a.cols != b.rows || b.cols != c.cols {
+    if gated && b.cols != 2 * c.cols {
+        return Err(Error::Gated {
+            reason: "C must have half of B's columns (gate and up interleaved)",
+        });
+    }
+    let c_cols = if gated { b.cols } else { c.cols };
+    if a.rows != c.rows || a.cols != b.rows || b.cols != c_cols {
         return Err(Error::ShapeMismatch {
             a: (a.rows, a.cols),
             b: (b.rows, b.cols),
@@ -352,7 +385,7 @@ pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
     }
 
     let m = to_i32("m", c.rows)?;
-    let n = to_i32("n", c.cols)?;
+    let n = to_i32("n", b.cols)?;
     let k = to_i32("k", a.cols)?;
     let batch = to_i32("batch", c.batch)?;
 
@@ -416,5 +449,7 @@ pub fn plan(desc: &GemmDesc) -> Result<Plan, Error> {
         d: kc,
         swapped,
         d_n_major: false,
+        gated,
+        fused: gated,
     })
 }

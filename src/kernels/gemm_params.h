@@ -9,6 +9,8 @@
 //     K-major A:  A(m,k) = a[m*lda + k]      M-major A: A(m,k) = a[m + k*lda]
 //     K-major B:  B(n,k) = b[n*ldb + k]      N-major B: B(n,k) = b[n + k*ldb]
 //   Batch l adds l*batch_stride_x elements. beta == 0 means C is never read (c may be null).
+//   The epilogue fields below extend this to act(...) + bias, scales and gating
+//   (epilogue_ops.cuh); with gated != 0, D has half the columns (1) or rows (2) of the GEMM.
 #pragma once
 #include <stdint.h>
 
@@ -42,4 +44,15 @@ struct GemmParams {
   // 1: C and D are N-major (D(m,n) = d[m*ldd + n]); only sm90_skinny and sm90_splitk
   // take it, every other kernel traps on it.
   int32_t d_n_major;
+  // The fused epilogue (epilogue_ops.cuh): activation, a bias and a scale vector along M
+  // or N (axis 0: none), their element types, where the scale applies and the gating.
+  int32_t act;
+  const void* bias;
+  const void* scale;
+  int32_t bias_axis;
+  int32_t bias_type;
+  int32_t scale_axis;
+  int32_t scale_type;
+  int32_t scale_at;
+  int32_t gated;
 };

@@ -69,6 +69,7 @@
 #include <cute/tensor.hpp>
 #include <cute/atom/mma_atom.hpp>
 #include <cute/atom/copy_atom.hpp>
+#include "epilogue_ops.cuh"
 #include "gemm_params.h"
 
 namespace ferrocute {
@@ -383,7 +384,10 @@ __device__ __forceinline__ void sm80_gemm_device(GemmParams const& p) {
   }
   cp_async_wait<0>();
 
-  // ---- epilogue: D = alpha*acc + beta*C, predicated scalar stores ----
+  // ---- epilogue: D = alpha*acc + beta*C or the fused one (epilogue_ops.cuh), predicated
+  // scalar stores. A gated pair along N is the atom's values v0 = 0, 1 (columns 2q, 2q + 1:
+  // fragment elements i, i + 1 for even i); along M the rows lane/4 and lane/4 + 1, lanes
+  // t and t ^ 4 (the atom's 16 rows start at even rows of D).
   TOut* ptr_d = static_cast<TOut*>(p.d) + l * p.batch_stride_d;
   Tensor mD = make_tensor(make_gmem_ptr(ptr_d), make_shape(M, N), make_stride(Int<1>{}, p.ldd));
   Tensor cD = make_identity_tensor(make_shape(M, N));
@@ -393,30 +397,53 @@ __device__ __forceinline__ void sm80_gemm_device(GemmParams const& p) {
   Tensor tCgD = thr_mma.partition_C(gD);
   Tensor tCcD = thr_mma.partition_C(gcD);
   const float alpha = p.alpha, beta = p.beta;
-  if (beta == 0.0f) {
-    CUTE_UNROLL
-    for (int i = 0; i < size(acc); ++i) {
-      auto c = tCcD(i);
-      if (get<0>(c) < M && get<1>(c) < N) tCgD(i) = TOut(alpha * acc(i));
-    }
-  } else {
-    TOut const* ptr_c = static_cast<TOut const*>(p.c) + l * p.batch_stride_c;
-    Tensor mC = make_tensor(make_gmem_ptr(ptr_c), make_shape(M, N), make_stride(Int<1>{}, p.ldc));
-    Tensor gC = local_tile(mC, tile_mn, make_coord(m_blk, n_blk));
-    Tensor tCgC = thr_mma.partition_C(gC);
+  // C is read only where beta != 0 (null otherwise).
+  TOut const* ptr_c = static_cast<TOut const*>(beta != 0.0f ? p.c : p.d) + l * p.batch_stride_c;
+  Tensor mC = make_tensor(make_gmem_ptr(ptr_c), make_shape(M, N), make_stride(Int<1>{}, p.ldc));
+  Tensor tCgC = thr_mma.partition_C(local_tile(mC, tile_mn, make_coord(m_blk, n_blk)));
+  if (!epi_active(p)) {
     CUTE_UNROLL
     for (int i = 0; i < size(acc); ++i) {
       auto c = tCcD(i);
       if (get<0>(c) < M && get<1>(c) < N)
-        tCgD(i) = TOut(alpha * acc(i) + beta * float(tCgC(i)));
+        tCgD(i) = TOut(alpha * acc(i) + (beta != 0.0f ? beta * float(tCgC(i)) : 0.f));
+    }
+    return;
+  }
+  // The fused epilogue from one rolled loop over the thread's elements (their values, the
+  // gated partner along M from lane ^ 4, and their coordinates listed first).
+  constexpr int kVals = decltype(size(acc))::value;
+  float val[kVals], up[kVals];
+  int rows[kVals], cols[kVals];
+  CUTE_UNROLL
+  for (int i = 0; i < kVals; ++i) {
+    val[i] = acc(i);
+    up[i] = __shfl_xor_sync(0xffffffffu, acc(i), 4);
+    rows[i] = get<0>(tCcD(i));
+    cols[i] = get<1>(tCcD(i));
+  }
+  const bool gate_rows = (threadIdx.x % 32 / 4) % 2 == 0;   // lanes holding a pair's gate
+  const EpiArgs ea = epi_args(p);
+#pragma unroll 1
+  for (int i = 0; i < kVals; ++i) {
+    const int gm = rows[i], gn = cols[i];
+    if (gm >= M || gn >= N) continue;
+    if (p.gated == 2) {
+      if (gate_rows) ptr_d[gm / 2 + int64_t(gn) * p.ldd] = TOut(epi_gated_one(val[i], up[i], gm, gn, ea));
+    } else if (p.gated == 1) {
+      if (i % 2 == 0) ptr_d[gm + int64_t(gn / 2) * p.ldd] = TOut(epi_gated_one(val[i], val[i + 1], gm, gn, ea));
+    } else {
+      const float cv = beta != 0.0f ? float(ptr_c[gm + int64_t(gn) * p.ldc]) : 0.f;
+      ptr_d[gm + int64_t(gn) * p.ldd] = TOut(epi_one(val[i], cv, gm, gn, ea));
     }
   }
 }
 
 // =====================================================================================
 // Simple fallback: any strides / alignment. 64x64 CTA tile, 16-deep K slab in smem (f32),
-// 256 threads, 4x4 outputs per thread, f32 accumulate. Launch: grid (ceil(M/64),
-// ceil(N/64), batch), block 256, no dynamic smem.
+// 256 threads, 4x4 outputs per thread (rows and columns in adjacent pairs, so that a gated
+// epilogue finds both halves of a pair in its own registers), f32 accumulate. Launch: grid
+// (ceil(M/64), ceil(N/64), batch), block 256, no dynamic smem.
 // =====================================================================================
 template <bool AKMajor, bool BKMajor, class TIn, class TOut>
 __device__ __forceinline__ void gemm_simple_device(GemmParams const& p) {
@@ -429,7 +456,9 @@ __device__ __forceinline__ void gemm_simple_device(GemmParams const& p) {
   TIn const* B = static_cast<TIn const*>(p.b) + l * p.batch_stride_b;
   const int m0 = blockIdx.x * T, n0 = blockIdx.y * T;
   const int tid = threadIdx.x;
-  const int tx = tid % 16, ty = tid / 16;   // thread owns rows tx+16*i, cols ty+16*j
+  const int tx = tid % 16, ty = tid / 16;
+  // The thread's rows 32*(i/2) + 2*tx + i%2, columns 32*(j/2) + 2*ty + j%2 of the tile.
+  auto own = [](int t, int i) { return 32 * (i / 2) + 2 * t + i % 2; };
   float acc[4][4] = {};
   for (int k0 = 0; k0 < K; k0 += TK) {
     // 64*16 = 1024 elements per operand, 4 per thread.
@@ -454,7 +483,7 @@ __device__ __forceinline__ void gemm_simple_device(GemmParams const& p) {
     for (int kk = 0; kk < TK; ++kk) {
       float ra[4], rb[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) { ra[i] = sa[kk][tx + 16 * i]; rb[i] = sb[kk][ty + 16 * i]; }
+      for (int i = 0; i < 4; ++i) { ra[i] = sa[kk][own(tx, i)]; rb[i] = sb[kk][own(ty, i)]; }
 #pragma unroll
       for (int i = 0; i < 4; ++i)
 #pragma unroll
@@ -464,11 +493,35 @@ __device__ __forceinline__ void gemm_simple_device(GemmParams const& p) {
   }
   TOut* D = static_cast<TOut*>(p.d) + l * p.batch_stride_d;
   TOut const* C = p.beta != 0.0f ? static_cast<TOut const*>(p.c) + l * p.batch_stride_c : nullptr;
+  if (epi_active(p)) {
+    // The fused epilogue from one rolled loop (its code once), over a copy of the outputs.
+    const EpiArgs ea = epi_args(p);
+    float v[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) v[i][j] = acc[i][j];
+#pragma unroll 1
+    for (int ij = 0; ij < 16; ++ij) {
+      const int i = ij / 4, j = ij % 4;
+      const int gm = m0 + own(tx, i), gn = n0 + own(ty, j);
+      if (gm >= M || gn >= N) continue;
+      if (p.gated == 1) {
+        if (j % 2 == 0) D[gm + int64_t(gn / 2) * p.ldd] = TOut(epi_gated_one(v[i][j], v[i][j + 1], gm, gn, ea));
+      } else if (p.gated == 2) {
+        if (i % 2 == 0) D[gm / 2 + int64_t(gn) * p.ldd] = TOut(epi_gated_one(v[i][j], v[i + 1][j], gm, gn, ea));
+      } else {
+        const float c = C ? float(C[gm + int64_t(gn) * p.ldc]) : 0.f;
+        D[gm + int64_t(gn) * p.ldd] = TOut(epi_one(v[i][j], c, gm, gn, ea));
+      }
+    }
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < 4; ++i)
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      int gm = m0 + tx + 16 * i, gn = n0 + ty + 16 * j;
+      const int gm = m0 + own(tx, i), gn = n0 + own(ty, j);
       if (gm < M && gn < N) {
         float v = p.alpha * acc[i][j];
         if (C) v += p.beta * float(C[gm + int64_t(gn) * p.ldc]);

@@ -177,8 +177,11 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   // An M-major A is copied in pieces of 8 (or 4) m at each k; a K-major one along K.
   const uint64_t a_bits = row_start_bits(p.a, p.lda, p.batch_stride_a, AM ? 0 : p.k);
   const uint64_t b_bits = row_start_bits(p.b, p.ldb, p.batch_stride_b, p.k);
+  // No fused epilogue here (the dispatch never sends one: its code cost this kernel's plain
+  // launches a quarter of their speed, NOTES.md).
   if (threadIdx.x == 0 && (blockDim.x != 32 * NW || p.m > 16 || ((a_bits | b_bits) & 7) != 0 ||
-                           (b_bits & (W - 1)) != 0))
+                           (b_bits & (W - 1)) != 0 ||
+                           (p.act | p.bias_axis | p.scale_axis | p.gated) != 0))
     __trap();
   const bool a_whole = (a_bits & 15) == 0;   // A's chunks in 16-byte copies, else 8-byte
 

@@ -324,24 +324,58 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     const uint32_t red_base = uint32_t(__cvta_generic_to_shared(ss.red()));
     const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
     const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
+    const bool epi = epi_active(p);
+    // Item (r, c8) of D: rows [8 c8, 8 c8 + 8) of M at row r of N. A gated epilogue along N
+    // pairs row r (even) with r + 1, the item of lane ^ partner_lane (item_at below).
+    // The fused epilogue's store of an item, from a rolled loop (fused_items) so that its
+    // code is there once.
+    auto store_fused = [&](float (&v)[8], int r, int c8) {
+      const int gn = n0 + r;
+      const int gm = m0 + 8 * c8;
+      float up[8];
+      if (p.gated == 1) {   // every lane, before any leaves
+        const int partner_lane = p.d_n_major ? 1 : TM / 8;
+        CUTE_UNROLL
+        for (int e = 0; e < 8; ++e) up[e] = __shfl_xor_sync(0xffffffffu, v[e], partner_lane);
+      }
+      if (gn < N && gm < M && (p.gated != 1 || r % 2 == 0))
+        store_epi8<Out>(v, up, gm, gn, l, p, d_vec, c_vec);
+    };
     auto store = [&](float (&v)[8], int r, int c8) {
       const int gn = n0 + r;
       const int gm = m0 + 8 * c8;
       if (gn >= N || gm >= M) return;
       if (p.d_n_major)
-        store_rows8_n_major<Out>(v, gm, gn, l, p);
+        store_rows8_n_major<Out>(v, gm, gn, l, p, false);
       else
-        store_rows8<Out>(v, gm, int64_t(l) * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
+        store_rows8<Out>(v, gm, gn, int64_t(l) * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
                          int64_t(l) * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec,
-                         c_vec);
+                         c_vec, false);
     };
 
     // Item i of `rows` rows of N by TM/8 runs of 8 M: (row, run). An M-major D takes the runs
     // of a row from consecutive threads (16-byte stores); an N-major one the rows of a run,
-    // so that each of the 8 stores of a thread meets its neighbours' in one line.
+    // so that each of the 8 stores of a thread meets its neighbours' in one line. Either way
+    // rows r and r + 1 (r even, `rows` even) are lanes i and i ^ 1 or i ^ TM/8 of one warp
+    // (TM <= 128), and every warp's 32 items are all stored or none.
     const bool n_major = p.d_n_major != 0;
     auto item_at = [&](int i, int rows) {
       return n_major ? make_int2(i % rows, i / rows) : make_int2(i / (TM / 8), i % (TM / 8));
+    };
+    // Items it < count of v (rows `rows` from row0 on), through the fused epilogue: copied
+    // out of the registers the plain path keeps them in, then stored in a rolled loop.
+    auto fused_items = [&](auto const& v, int count, int rows, int row0) {
+      constexpr int kN = sizeof(v) / sizeof(v[0]);
+      float vl[kN][8];
+      CUTE_UNROLL
+      for (int it = 0; it < kN; ++it)
+        CUTE_UNROLL
+        for (int e = 0; e < 8; ++e) vl[it][e] = v[it][e];
+#pragma unroll 1
+      for (int it = 0; it < kN; ++it) {
+        const int item = ctid + 256 * it;
+        if (item < count) store_fused(vl[it], row0 + item_at(item, rows).x, item_at(item, rows).y);
+      }
     };
 
     if (lead && rank == 1) {
@@ -386,6 +420,10 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
         v[it][0] = a0.x + b0.x; v[it][1] = a0.y + b0.y; v[it][2] = a0.z + b0.z;
         v[it][3] = a0.w + b0.w; v[it][4] = a1.x + b1.x; v[it][5] = a1.y + b1.y;
         v[it][6] = a1.z + b1.z; v[it][7] = a1.w + b1.w;
+      }
+      if (epi) {
+        fused_items(v, kItems * 256, TN, 0);
+        return;
       }
       CUTE_UNROLL
       for (int it = 0; it < kItems; ++it) {
@@ -436,6 +474,10 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       // Release: this CTA's remote reads have completed before the partners, once all
       // have arrived, may exit; the global stores come after, so they are not waited for.
       cluster_arrive_release();
+      if (epi) {
+        fused_items(v, n_items, rows, rank * rows);
+        return;
+      }
       CUTE_UNROLL
       for (int it = 0; it < kItems; ++it) {
         const int item = ctid + 256 * it;

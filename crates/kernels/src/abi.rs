@@ -81,6 +81,24 @@ mirror! {
         tail_splits: i32,
         /// 1: C and D are N-major, `D(m,n) = d[m*ldd + n]` (the small-M kernels only).
         d_n_major: i32,
+        /// Activation (`epilogue_ops.cuh`: 0 identity, 1 ReLU, 2 GELU tanh, 3 GELU erf, 4 SiLU).
+        act: i32,
+        /// Bias vector's base (0: none).
+        bias: u64,
+        /// Scale vector's base (0: none).
+        scale: u64,
+        /// The bias runs along 1: M, 2: N (0: no bias).
+        bias_axis: i32,
+        /// Bias element type (0 f32, 1 bf16, 2 f16).
+        bias_type: i32,
+        /// The scale runs along 1: M, 2: N (0: no scale).
+        scale_axis: i32,
+        /// Scale element type (0 f32, 1 bf16, 2 f16).
+        scale_type: i32,
+        /// 0: the scale multiplies the product, 1: the activated output.
+        scale_at: i32,
+        /// SwiGLU pairs along 1: N, 2: M (0: not gated).
+        gated: i32,
     }
 }
 

@@ -12,6 +12,7 @@
 #include <cute/arch/copy_sm90_tma.hpp>
 #include <cutlass/numeric_types.h>
 
+#include "../epilogue_ops.cuh"
 #include "../gemm_params.h"
 #include "arch.cuh"
 #include "config.cuh"
@@ -35,17 +36,18 @@ template <> struct OutOps<cutlass::half_t> {
   __device__ static float from(cutlass::half_t x) { return float(x); }
 };
 
-// Stores 8 consecutive rows (M, unit stride in D) of one column: D = alpha*v + beta*C,
-// 16-byte accesses when the 8 rows are inside M and the pointers and strides allow it.
+// Stores 8 consecutive rows (M, unit stride in D) of column gn: D = alpha*v + beta*C, or
+// the fused epilogue (epilogue_ops.cuh) where `epi` is set; 16-byte accesses when the 8 rows
+// are inside M and the pointers and strides allow it. Not for a gated epilogue (store_gated8).
 template <class Out>
-__device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int64_t doff, int64_t coff,
-                                            GemmParams const& p, bool d_vec, bool c_vec) {
+__device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int gn, int64_t doff,
+                                            int64_t coff, GemmParams const& p, bool d_vec,
+                                            bool c_vec, bool epi) {
   const int M = p.m;
   Out* dptr = reinterpret_cast<Out*>(p.d);
   const Out* cptr = reinterpret_cast<const Out*>(p.c);
-  CUTE_UNROLL
-  for (int e = 0; e < 8; ++e) v[e] *= p.alpha;
   const bool full_vec = (gm + 8 <= M);
+  float c[8] = {};
   if (p.beta != 0.0f) {
     if (full_vec && c_vec) {
       alignas(16) Out cv[8];
@@ -53,12 +55,18 @@ __device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int64_t doff,
       for (int q = 0; q < int(sizeof(cv) / 16); ++q)
         reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr + coff)[q];
       CUTE_UNROLL
-      for (int e = 0; e < 8; ++e) v[e] += p.beta * OutOps<Out>::from(cv[e]);
+      for (int e = 0; e < 8; ++e) c[e] = OutOps<Out>::from(cv[e]);
     } else {
       CUTE_UNROLL
       for (int e = 0; e < 8; ++e)
-        if (gm + e < M) v[e] += p.beta * OutOps<Out>::from(cptr[coff + e]);
+        if (gm + e < M) c[e] = OutOps<Out>::from(cptr[coff + e]);
     }
+  }
+  if (epi) {
+    epi_rows8(v, c, gm, gn, epi_args(p));
+  } else {
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) v[e] = p.alpha * v[e] + p.beta * c[e];
   }
   if (full_vec && d_vec) {
     alignas(16) Out ov[8];
@@ -79,15 +87,78 @@ __device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int64_t doff,
 // the bytes the kernel reads.
 template <class Out>
 __device__ __forceinline__ void store_rows8_n_major(float (&v)[8], int gm, int gn, int64_t l,
-                                                    GemmParams const& p) {
+                                                    GemmParams const& p, bool epi) {
   Out* dptr = reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d + gn;
   const Out* cptr = reinterpret_cast<const Out*>(p.c) + l * p.batch_stride_c + gn;
+  float c[8] = {};
+  if (p.beta != 0.0f) {
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e)
+      if (gm + e < p.m) c[e] = OutOps<Out>::from(cptr[int64_t(gm + e) * p.ldc]);
+  }
+  if (epi) {
+    epi_rows8(v, c, gm, gn, epi_args(p));
+  } else {
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) v[e] = p.alpha * v[e] + p.beta * c[e];
+  }
   CUTE_UNROLL
   for (int e = 0; e < 8; ++e) {
     if (gm + e >= p.m) break;
-    float x = p.alpha * v[e];
-    if (p.beta != 0.0f) x += p.beta * OutOps<Out>::from(cptr[int64_t(gm + e) * p.ldc]);
-    dptr[int64_t(gm + e) * p.ldd] = OutOps<Out>::to(x);
+    dptr[int64_t(gm + e) * p.ldd] = OutOps<Out>::to(v[e]);
+  }
+}
+
+// The gated epilogue (SwiGLU, epilogue_ops.cuh) of 8 consecutive rows [gm, gm + 8) of the
+// GEMM's column gn, gm a multiple of 8: along N (gated == 1, gn even) `up` holds column gn + 1
+// and D gets rows gm.. of column gn / 2; along M (gated == 2) the pairs are v's own rows and
+// D gets 4 rows from gm / 2 (`up` unused). Either order of D (d_n_major); 16-byte stores of
+// 8 M-major rows where they fit.
+template <class Out>
+__device__ __forceinline__ void store_gated8(float const (&v)[8], float const (&up)[8], int gm,
+                                             int gn, int64_t l, GemmParams const& p,
+                                             bool d_vec) {
+  Out* const dptr = reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d;
+  const bool n_major = p.d_n_major != 0;
+  auto at = [&](int om, int on) {
+    return n_major ? int64_t(om) * p.ldd + on : int64_t(on) * p.ldd + om;
+  };
+  float x[8];
+  epi_gated8(x, v, up, gm, gn, epi_args(p));
+  if (p.gated == 1) {
+    alignas(16) Out o[8];
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) o[e] = OutOps<Out>::to(x[e]);
+    if (!n_major && d_vec && gm + 8 <= p.m) {
+      CUTE_UNROLL
+      for (int q = 0; q < int(sizeof(o) / 16); ++q)
+        reinterpret_cast<uint4*>(dptr + at(gm, gn / 2))[q] = reinterpret_cast<const uint4*>(o)[q];
+    } else {
+      CUTE_UNROLL
+      for (int e = 0; e < 8; ++e)
+        if (gm + e < p.m) dptr[at(gm + e, gn / 2)] = o[e];
+    }
+  } else {
+    CUTE_UNROLL
+    for (int e = 0; e < 8; e += 2)
+      if (gm + e < p.m) dptr[at((gm + e) / 2, gn)] = OutOps<Out>::to(x[e / 2]);
+  }
+}
+
+// The fused epilogue's store of rows [gm, gm + 8) of the GEMM's column gn inside D (v: their
+// f32 sums; gated along N, up: column gn + 1's, gn even): store_gated8, or the epilogue of
+// store_rows8 / store_rows8_n_major; reached from rolled loops only.
+template <class Out>
+__device__ __forceinline__ void store_epi8(float (&v)[8], const float (&up)[8], int gm, int gn,
+                                           int64_t l, GemmParams const& p, bool d_vec,
+                                           bool c_vec) {
+  if (p.gated != 0) {
+    store_gated8<Out>(v, up, gm, gn, l, p, d_vec);
+  } else if (p.d_n_major) {
+    store_rows8_n_major<Out>(v, gm, gn, l, p, true);
+  } else {
+    store_rows8<Out>(v, gm, gn, l * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
+                     l * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec, c_vec, true);
   }
 }
 
@@ -95,6 +166,65 @@ __device__ __forceinline__ void store_rows8_n_major(float (&v)[8], int gm, int g
 template <class Out>
 __device__ __forceinline__ bool vec_ok(const void* ptr, int64_t ld, int64_t batch_stride) {
   return ((reinterpret_cast<uintptr_t>(ptr) & 15) == 0) && (ld % 8 == 0) && (batch_stride % 8 == 0);
+}
+
+// Rows [8 mb, 8 mb + 8) of column col of a warpgroup's f32 staging (kEpiLd floats a column).
+__device__ __forceinline__ void staged_rows8(float (&v)[8], const float* stg, int col, int mb) {
+  const float4 lo = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8]);
+  const float4 hi = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8 + 4]);
+  v[0] = lo.x; v[1] = lo.y; v[2] = lo.z; v[3] = lo.w;
+  v[4] = hi.x; v[5] = hi.y; v[6] = hi.z; v[7] = hi.w;
+}
+
+// The fused epilogue's stores of one chunk of a warpgroup's staging (EpiN columns of D from
+// n0, 64 rows from m_base), its items in a rolled loop.
+template <int EpiN, class Out>
+__device__ __forceinline__ void store_chunk_fused(const float* stg, int wtid, int m_base, int n0,
+                                                  int64_t l, GemmParams const& p, bool d_vec,
+                                                  bool c_vec) {
+#pragma unroll 1
+  for (int it = 0; it < (8 * EpiN) / 128; ++it) {
+    const int item = wtid + 128 * it;
+    const int mb = item % 8, col = item / 8;
+    const int gm = m_base + mb * 8, gn = n0 + col;
+    if (gn >= p.n || gm >= p.m) continue;
+    if (p.gated == 1 && col % 2 != 0) continue;   // the pair's up: stored with its gate
+    float v[8], up[8];
+    staged_rows8(v, stg, col, mb);
+    if (p.gated == 1) staged_rows8(up, stg, col + 1, mb);   // in the chunk: EpiN is even
+    store_epi8<Out>(v, up, gm, gn, l, p, d_vec, c_vec);
+  }
+}
+
+// Registers -> staging of chunk C (EpiN columns) of a consumer warp's m64nBNk16 fragment
+// (value i = v0 + 2*v1 + 4*j is row frag_row + 8*v1, column 8*j + frag_col + v0), column-
+// major in the staging (conflict-free with kEpiLd = 68).
+template <int C, int EpiN, class Frag>
+__device__ __forceinline__ void stage_chunk(Frag const& acc, float* stg, int frag_row,
+                                            int frag_col) {
+  CUTE_UNROLL
+  for (int j = 0; j < EpiN / 8; ++j) {
+    CUTE_UNROLL
+    for (int v1 = 0; v1 < 2; ++v1) {
+      CUTE_UNROLL
+      for (int v0 = 0; v0 < 2; ++v0) {
+        const int i = v0 + 2 * v1 + 4 * (C * (EpiN / 8) + j);
+        stg[(8 * j + frag_col + v0) * kEpiLd + frag_row + 8 * v1] = acc(i);
+      }
+    }
+  }
+}
+
+// stage_chunk of the run-time chunk c < NC: each branch indexes the fragment statically.
+template <int C, int NC, int EpiN, class Frag>
+__device__ __forceinline__ void stage_chunk_at(int c, Frag const& acc, float* stg, int frag_row,
+                                               int frag_col) {
+  if constexpr (C < NC) {
+    if (c == C)
+      stage_chunk<C, EpiN>(acc, stg, frag_row, frag_col);
+    else
+      stage_chunk_at<C + 1, NC, EpiN>(c, acc, stg, frag_row, frag_col);
+  }
 }
 
 // ---------------------------------------------------------------------------------
@@ -113,6 +243,18 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
   //   row = 16*warp + lane/4 + 8*v1,  col = 8*j + 2*(lane%4) + v0
   const int frag_row = 16 * wwarp + lane / 4;
   const int frag_col = 2 * (lane % 4);
+  if (epi_active(p)) {
+    // The fused epilogue: a run-time loop over the chunks, so that its stores are in the
+    // kernel once per slab site rather than once per chunk.
+#pragma unroll 1
+    for (int c = 0; c < BN / EpiN; ++c) {
+      stage_chunk_at<0, BN / EpiN, EpiN>(c, acc, stg, frag_row, frag_col);
+      named_bar_sync(bar_id, 128);
+      store_chunk_fused<EpiN, Out>(stg, wtid, m_base, n_base + c * EpiN, l, p, d_vec, c_vec);
+      named_bar_sync(bar_id, 128);
+    }
+    return;
+  }
   CUTE_UNROLL
   for (int c = 0; c < BN / EpiN; ++c) {
     // registers -> staging (column-major, conflict-free with kEpiLd = 68)
@@ -137,11 +279,11 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
       const int gm = m_base + mb * 8;
       const int gn = n_base + c * EpiN + col;
       if (gn < N && gm < M) {
-        const float4 lo = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8]);
-        const float4 hi = *reinterpret_cast<const float4*>(&stg[col * kEpiLd + mb * 8 + 4]);
-        float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-        store_rows8<Out>(v, gm, l * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
-                         l * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec, c_vec);
+        float v[8];
+        staged_rows8(v, stg, col, mb);
+        store_rows8<Out>(v, gm, gn, l * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
+                         l * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec, c_vec,
+                         false);
       }
     }
     named_bar_sync(bar_id, 128);
@@ -296,10 +438,12 @@ __device__ __forceinline__ bool tma_epilogue(GemmParams const& p, bool fast) {
   return fast && p.m % 8 == 0;
 }
 
-// Whether the 16-bit fast epilogue applies: beta == 0 (C is not read) and 16-byte stores.
+// Whether the 16-bit fast epilogue applies: beta == 0 (C is not read), 16-byte stores and
+// no fused epilogue (applied at the general epilogue's stores, from its f32 staging, where
+// a rolled loop reaches it from one site instead of one per accumulator value).
 template <class Out>
 __device__ __forceinline__ bool fast_epilogue(GemmParams const& p, bool d_vec) {
-  return sizeof(Out) == 2 && p.beta == 0.0f && d_vec;
+  return sizeof(Out) == 2 && p.beta == 0.0f && d_vec && !epi_active(p);
 }
 
 // One 64-row slab through the TMA epilogue or the fast epilogue where they apply, else the

@@ -1,0 +1,157 @@
+// The fused epilogue every ferrocute GEMM kernel applies at its store (GemmParams' epilogue
+// fields; mirrored by ferrocute::gemm::Epilogue). Element-wise, in the kernel's (M,N):
+//
+//   x = alpha * acc                       (times scale[m or n] when scale_at == 0: a
+//                                          dequantization scale of the product)
+//   x = x + beta * C + bias[m or n]
+//   D = act(x)                            (times scale[m or n] when scale_at == 1)
+//
+// Gated (SwiGLU): the GEMM's columns (gated == 1) or rows (gated == 2) come in pairs, gate
+// at an even index and up at the odd one after it; each pair gives one element of D at half
+// that index: D = silu(x_gate) * x_up, both x formed as above (scale of the product only;
+// beta == 0). The kernels hand the pair to epi_gated; which thread holds the partner
+// differs per kernel (its own register, a shuffle, or the staging in shared memory).
+//
+// One run-time switch per element instead of an instantiation per epilogue: the branches
+// are uniform across the grid. Each kernel reaches the epilogue from a few rolled loops, so
+// its code is there a few times: inlined at every unrolled store site, the activations made
+// the split-K module's PTX 135 MB. No call: a __noinline__ call anywhere in a kernel cost
+// its plain launches 5-20% (2048³ 0.98 -> 0.78 of cuBLAS), though they never take it.
+#pragma once
+#include <stdint.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cute/config.hpp>   // CUTE_UNROLL
+
+#include "gemm_params.h"
+
+namespace ferrocute {
+
+enum EpiAct : int32_t { kActIdentity = 0, kActRelu = 1, kActGeluTanh = 2, kActGeluErf = 3, kActSilu = 4 };
+enum EpiAxis : int32_t { kAxisNone = 0, kAxisM = 1, kAxisN = 2 };
+enum EpiVecType : int32_t { kVecF32 = 0, kVecBf16 = 1, kVecF16 = 2 };
+
+// Whether anything beyond alpha/beta applies (the plain store path otherwise).
+__device__ __forceinline__ bool epi_active(GemmParams const& p) {
+  return (p.act | p.bias_axis | p.scale_axis | p.gated) != 0;
+}
+
+__device__ __forceinline__ float epi_load(const void* v, int32_t type, int i) {
+  switch (type) {
+    case kVecBf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(v)[i]);
+    case kVecF16: return __half2float(static_cast<const __half*>(v)[i]);
+    default: return static_cast<const float*>(v)[i];
+  }
+}
+
+// The element of a per-row (axis M) or per-column (axis N) vector at (m, n).
+__device__ __forceinline__ float epi_vec(const void* v, int32_t axis, int32_t type, int m, int n) {
+  return epi_load(v, type, axis == kAxisM ? m : n);
+}
+
+// The epilogue's fields, read once from the parameter block into registers: the entry
+// points below take it by value, so that no call makes the kernel spill its parameter block
+// to local memory and reload a field per element.
+struct EpiArgs {
+  float alpha, beta;
+  const void* bias;
+  const void* scale;
+  int32_t act, bias_axis, bias_type, scale_axis, scale_type, scale_at, gated, m;
+};
+
+__device__ __forceinline__ EpiArgs epi_args(GemmParams const& p) {
+  return EpiArgs{p.alpha,     p.beta,       p.bias,       p.scale,    p.act,   p.bias_axis,
+                 p.bias_type, p.scale_axis, p.scale_type, p.scale_at, p.gated, p.m};
+}
+
+// x * sigmoid(z) in a form without cancellation: silu(x) = x s(x), and GELU's tanh form
+// 0.5 x (1 + tanh(u)) = x s(2u). -inf gives 0 (the limit; x / inf is NaN there).
+__device__ __forceinline__ float epi_x_sigmoid(float x, float z) {
+  if (isinf(x) && x < 0.f) return 0.f;
+  return x / (1.f + expf(-z));
+}
+
+__device__ __forceinline__ float epi_silu(float x) { return epi_x_sigmoid(x, x); }
+
+// NaN stays NaN; -inf goes to 0 and +inf to +inf. GELU's erf form as 0.5 x erfc(-x/sqrt 2),
+// which keeps its relative accuracy for negative x (1 + erf cancels there).
+__device__ __forceinline__ float epi_act(float x, int32_t act) {
+  switch (act) {
+    case kActRelu: return x < 0.f ? 0.f : x;   // NaN < 0 is false: NaN passes through
+    case kActGeluTanh:
+      return epi_x_sigmoid(x, 1.5957691216057308f * (x + 0.044715f * x * x * x));
+    case kActGeluErf:
+      if (isinf(x) && x < 0.f) return 0.f;
+      return 0.5f * x * erfcf(-0.7071067811865476f * x);
+    case kActSilu: return epi_silu(x);
+    default: return x;
+  }
+}
+
+// alpha * acc with the product's scale and the bias, before beta * C and the activation.
+__device__ __forceinline__ float epi_pre(float acc, int m, int n, EpiArgs const& e) {
+  float x = e.alpha * acc;
+  if (e.scale_axis != kAxisNone && e.scale_at == 0)
+    x *= epi_vec(e.scale, e.scale_axis, e.scale_type, m, n);
+  if (e.bias_axis != kAxisNone) x += epi_vec(e.bias, e.bias_axis, e.bias_type, m, n);
+  return x;
+}
+
+// D(m, n) of a non-gated epilogue from the accumulator and C(m, n) (read only when beta != 0).
+__device__ __forceinline__ float epi_value(float acc, float c, int m, int n, EpiArgs const& e) {
+  float x = epi_pre(acc, m, n, e);
+  if (e.beta != 0.f) x += e.beta * c;
+  x = epi_act(x, e.act);
+  if (e.scale_axis != kAxisNone && e.scale_at == 1)
+    x *= epi_vec(e.scale, e.scale_axis, e.scale_type, m, n);
+  return x;
+}
+
+// D of a gated pair: the gate at (m, n) and the up at the next index along the gated axis.
+__device__ __forceinline__ float epi_gated(float gate, float up, int m, int n, EpiArgs const& e) {
+  const int mu = e.gated == 2 ? m + 1 : m, nu = e.gated == 1 ? n + 1 : n;
+  return epi_silu(epi_pre(gate, m, n, e)) * epi_pre(up, mu, nu, e);
+}
+
+// Where the gated element of the pair at (m, n) goes in D: half the index along the axis.
+__device__ __forceinline__ int2 epi_gated_out(int m, int n, int32_t gated) {
+  return gated == 2 ? make_int2(m / 2, n) : make_int2(m, n / 2);
+}
+
+// epi_value of rows [m, m + 8) of column n inside M, in place (c: C's values, or zeros).
+// Unrolled (a rolled loop put v in local memory: a dependent chain of loads per element);
+// the sm90 kernels reach it from one call site per store path (store_epi8_call).
+__device__ __forceinline__ void epi_rows8(float (&v)[8], const float (&c)[8], int m, int n,
+                                          EpiArgs const& e) {
+  CUTE_UNROLL
+  for (int i = 0; i < 8; ++i)
+    if (m + i < e.m) v[i] = epi_value(v[i], c[i], m + i, n, e);
+}
+
+// The gated outputs of rows [m, m + 8) of column n inside M (m even): along N (gated == 1)
+// the pairs (v[i], up[i]) of columns n, n + 1; along M (gated == 2) the 4 pairs
+// (v[i], v[i + 1]) of v's own rows, into out[0..4).
+__device__ __forceinline__ void epi_gated8(float (&out)[8], const float (&v)[8],
+                                           const float (&up)[8], int m, int n,
+                                           EpiArgs const& e) {
+  CUTE_UNROLL
+  for (int i = 0; i < 8; ++i) {
+    if (m + i >= e.m) break;
+    if (e.gated == 1) out[i] = epi_gated(v[i], up[i], m + i, n, e);
+    else if (i % 2 == 0) out[i / 2] = epi_gated(v[i], v[i + 1], m + i, n, e);
+  }
+}
+
+// ---- for the kernels that reach the epilogue per element (sm80, skinny, simple) ----
+
+__device__ __forceinline__ float epi_one(float acc, float c, int m, int n, EpiArgs const& e) {
+  return epi_value(acc, c, m, n, e);
+}
+
+__device__ __forceinline__ float epi_gated_one(float gate, float up, int m, int n,
+                                               EpiArgs const& e) {
+  return epi_gated(gate, up, m, n, e);
+}
+
+}  // namespace ferrocute

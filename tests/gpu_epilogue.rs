@@ -1,0 +1,522 @@
+//! Fused epilogues on every kernel that takes them: each kernel the dispatch tables hold but
+//! the register-streaming one (which takes none: a fused problem of m <= 16 runs on the
+//! split-K tiles), and the simple one, is forced on problems it takes (small M for the
+//! split-K tiles, edge sizes for all), under every activation with random bias and scale vectors
+//! (each axis, element type and, for scales, position), against an f64 reference of the
+//! epilogue's formula. Every element of C is checked and its padding must keep its NaN.
+//! The special values of the activations are checked on their own.
+
+use cudarc::driver::CudaSlice;
+use ferrocute::gemm::{
+    registry, Activation, Along, Epilogue, Gemm, InputElem, MatMut, MatRef, MatShape, Order,
+    OutputElem, Overrides, ScaleAt, Vector,
+};
+use half::{bf16, f16};
+
+mod common;
+use common::*;
+
+const ACTIVATIONS: [Activation; 6] = [
+    Activation::Identity,
+    Activation::Relu,
+    Activation::GeluTanh,
+    Activation::GeluErf,
+    Activation::Silu,
+    Activation::SwiGlu,
+];
+
+fn act_f64(act: Activation, x: f64) -> f64 {
+    let silu = |x: f64| {
+        if x == f64::NEG_INFINITY {
+            0.0
+        } else {
+            x / (1.0 + (-x).exp())
+        }
+    };
+    match act {
+        Activation::Relu => {
+            if x < 0.0 {
+                0.0
+            } else {
+                x
+            }
+        }
+        Activation::GeluTanh if x == f64::NEG_INFINITY => 0.0,
+        Activation::GeluTanh => {
+            0.5 * x
+                * (1.0 + ((2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x.powi(3))).tanh())
+        }
+        Activation::GeluErf if x == f64::NEG_INFINITY => 0.0,
+        Activation::GeluErf => 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2)),
+        Activation::Silu | Activation::SwiGlu => silu(x),
+        Activation::Identity => x,
+    }
+}
+
+/// erf to about 1e-12 (Abramowitz-Stegun 7.1.26 is too coarse for f32 results): the series
+/// below 3, the continued fraction's tail above.
+fn erf(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    let a = x.abs();
+    let v = if a < 3.0 {
+        // erf(a) = 2/sqrt(pi) * sum_n (-1)^n a^(2n+1) / (n! (2n+1))
+        let (mut term, mut sum, mut n) = (a, a, 0.0);
+        while term.abs() > 1e-17 * sum.abs() {
+            n += 1.0;
+            term *= -a * a / n;
+            sum += term / (2.0 * n + 1.0);
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
+    } else {
+        // erfc(a) = exp(-a^2)/sqrt(pi) * 1/(a + 1/2/(a + 1/(a + 3/2/(a + ...))))
+        let mut f = a;
+        for k in (1..60).rev() {
+            f = a + (k as f64 / 2.0) / f;
+        }
+        1.0 - (-a * a).exp() / (std::f64::consts::PI.sqrt() * f)
+    };
+    v.copysign(x)
+}
+
+/// A host copy of an epilogue vector: its values (as the device's element type rounds
+/// them) and where it runs.
+struct HostVec {
+    vals: Vec<f64>,
+    along: Along,
+}
+
+impl HostVec {
+    fn at(&self, r: usize, c: usize) -> f64 {
+        self.vals[if self.along == Along::Rows { r } else { c }]
+    }
+}
+
+/// Device copies of one vector in each element type (the one the case draws is used).
+enum DevVec {
+    F32(CudaSlice<f32>),
+    Bf16(CudaSlice<bf16>),
+    F16(CudaSlice<f16>),
+}
+
+impl DevVec {
+    fn vector(&self, along: Along) -> Vector<'_> {
+        match self {
+            DevVec::F32(s) => Vector::from_view(s.as_view(), along),
+            DevVec::Bf16(s) => Vector::from_view(s.as_view(), along),
+            DevVec::F16(s) => Vector::from_view(s.as_view(), along),
+        }
+    }
+}
+
+/// A random vector of `len` elements in a random type, values in [lo, hi).
+fn random_vec(
+    g: &Gemm,
+    rng: &mut Rng,
+    len: usize,
+    along: Along,
+    lo: f32,
+    hi: f32,
+) -> (HostVec, DevVec) {
+    let s = g.stream();
+    let raw: Vec<f32> = (0..len)
+        .map(|_| lo + (rng.next_f32() + 1.0) * 0.5 * (hi - lo))
+        .collect();
+    match rng.below(3) {
+        0 => (
+            HostVec {
+                vals: raw.iter().map(|&x| x as f64).collect(),
+                along,
+            },
+            DevVec::F32(s.clone_htod(&raw).unwrap()),
+        ),
+        1 => {
+            let h: Vec<bf16> = raw.iter().map(|&x| bf16::from_f32(x)).collect();
+            (
+                HostVec {
+                    vals: h.iter().map(|x| x.to_f64()).collect(),
+                    along,
+                },
+                DevVec::Bf16(s.clone_htod(&h).unwrap()),
+            )
+        }
+        _ => {
+            let h: Vec<f16> = raw.iter().map(|&x| f16::from_f32(x)).collect();
+            (
+                HostVec {
+                    vals: h.iter().map(|x| x.to_f64()).collect(),
+                    along,
+                },
+                DevVec::F16(s.clone_htod(&h).unwrap()),
+            )
+        }
+    }
+}
+
+struct EpiCase {
+    m: usize,
+    n: usize,
+    k: usize,
+    la: Order,
+    lb: Order,
+    lc: Order,
+    batch: usize,
+    alpha: f32,
+    beta: f32,
+    act: Activation,
+    bias: Option<Along>,
+    scale: Option<(Along, ScaleAt)>,
+}
+
+/// Runs one case on `g` and checks every element of C; returns the kernel that ran.
+fn run_epi<TI: InputElem + Host, TO: OutputElem + Host>(
+    g: &Gemm,
+    rng: &mut Rng,
+    cs: &EpiCase,
+) -> String {
+    let s = g.stream();
+    let gated = cs.act.is_gated();
+    let n_out = if gated { cs.n / 2 } else { cs.n };
+    let sa = shape(cs.m, cs.k, cs.la, ALIGN8, cs.batch);
+    let sb = shape(cs.k, cs.n, cs.lb, ALIGN8, cs.batch);
+    let sc: MatShape = shape(cs.m, n_out, cs.lc, 3, cs.batch);
+    let ha: Vec<TI> = rng.values(needed(&sa));
+    let hb: Vec<TI> = rng.values(needed(&sb));
+    let mut hc: Vec<TO> = vec![TO::nan(); needed(&sc)];
+    if cs.beta != 0.0 {
+        for l in 0..cs.batch {
+            for r in 0..cs.m {
+                for c in 0..n_out {
+                    hc[idx(&sc, l, r, c)] = TO::from_f32(rng.next_f32());
+                }
+            }
+        }
+    }
+    let len = |along| if along == Along::Rows { cs.m } else { cs.n };
+    let bias = cs
+        .bias
+        .map(|along| random_vec(g, rng, len(along), along, -1.0, 1.0));
+    let scale = cs
+        .scale
+        .map(|(along, at)| (random_vec(g, rng, len(along), along, 0.25, 2.0), at));
+    let da = s.clone_htod(&ha).unwrap();
+    let db = s.clone_htod(&hb).unwrap();
+    let mut dc = s.clone_htod(&hc).unwrap();
+    let mut epi = Epilogue::new().activation(cs.act);
+    if let Some((h, d)) = &bias {
+        epi = epi.bias(d.vector(h.along));
+    }
+    if let Some(((h, d), at)) = &scale {
+        epi = epi.scale(d.vector(h.along), *at);
+    }
+    let kernel = g
+        .gemm_with(
+            cs.alpha,
+            &MatRef::new(&da, cs.m, cs.k, cs.la)
+                .ld(sa.ld)
+                .batched(sa.batch, sa.batch_stride),
+            &MatRef::new(&db, cs.k, cs.n, cs.lb)
+                .ld(sb.ld)
+                .batched(sb.batch, sb.batch_stride),
+            cs.beta,
+            &mut MatMut::new(&mut dc, cs.m, n_out, cs.lc)
+                .ld(sc.ld)
+                .batched(sc.batch, sc.batch_stride),
+            &epi,
+        )
+        .unwrap_or_else(|e| panic!("{}x{}x{} {:?}: {e}", cs.m, cs.n, cs.k, cs.act))
+        .kernel;
+    let out: Vec<TO> = s.clone_dtoh(&dc).unwrap();
+    // (alpha * s ⊙ P + bias) for column c of the product, and the bound of its error.
+    let pre = |l: usize, r: usize, c: usize| -> (f64, f64) {
+        let (mut acc, mut abs) = (0.0f64, 0.0f64);
+        for kk in 0..cs.k {
+            let x = ha[idx(&sa, l, r, kk)].to_f64() * hb[idx(&sb, l, kk, c)].to_f64();
+            acc += x;
+            abs += x.abs();
+        }
+        let s_prod = match &scale {
+            Some(((h, _), ScaleAt::Product)) => h.at(r, c),
+            _ => 1.0,
+        };
+        let b = bias.as_ref().map_or(0.0, |(h, _)| h.at(r, c));
+        let x = cs.alpha as f64 * s_prod * acc + b;
+        let scaled = (cs.alpha as f64 * s_prod).abs();
+        (
+            x,
+            (cs.k as f64 + 4.0) * 6.0e-8 * scaled * abs + 1e-6 * b.abs(),
+        )
+    };
+    let mut logical = vec![false; out.len()];
+    for l in 0..cs.batch {
+        for r in 0..cs.m {
+            for c in 0..n_out {
+                let ci = idx(&sc, l, r, c);
+                logical[ci] = true;
+                let (want, err) = if gated {
+                    let ((g, eg), (u, eu)) = (pre(l, r, 2 * c), pre(l, r, 2 * c + 1));
+                    let sg = act_f64(Activation::Silu, g);
+                    (
+                        sg * u,
+                        1.2 * eg * u.abs() + eu * sg.abs() + 1e-6 * (sg * u).abs(),
+                    )
+                } else {
+                    let (x, e) = pre(l, r, c);
+                    let c0 = if cs.beta != 0.0 {
+                        cs.beta as f64 * hc[ci].to_f64()
+                    } else {
+                        0.0
+                    };
+                    let y = act_f64(cs.act, x + c0);
+                    let so = match &scale {
+                        Some(((h, _), ScaleAt::Output)) => h.at(r, c),
+                        _ => 1.0,
+                    };
+                    (so * y, so * (1.2 * e + 1e-6 * (x.abs() + c0.abs())))
+                };
+                let got = out[ci].to_f64();
+                let tol = TO::EPS * want.abs() + err + 1e-6;
+                assert!(
+                    (got - want).abs() <= tol,
+                    "{kernel}: batch {l} ({r},{c}) of {}x{}x{} {:?}{:?}{:?} {:?} bias {:?} scale {:?} beta {}: got {got}, want {want}, tol {tol}",
+                    cs.m, cs.n, cs.k, cs.la, cs.lb, cs.lc, cs.act, cs.bias, cs.scale, cs.beta
+                );
+            }
+        }
+    }
+    for (i, v) in out.iter().enumerate() {
+        assert!(
+            logical[i] || v.is_nan_val(),
+            "{kernel}: padding element {i} of C was written"
+        );
+    }
+    kernel
+}
+
+/// Shapes (m, n, k) a kernel is checked on: its own range of M, edge sizes, n even (SwiGLU
+/// halves it).
+fn shapes_for(name: &str) -> &'static [(usize, usize, usize)] {
+    if name.contains("splitk") {
+        &[(7, 130, 200), (33, 64, 520), (64, 256, 136), (120, 96, 264)]
+    } else {
+        &[(7, 130, 72), (129, 200, 136), (64, 256, 64), (200, 66, 520)]
+    }
+}
+
+fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
+    let g = hopper();
+    let mut rng = Rng(seed);
+    let kernels: Vec<&'static registry::KernelConfig> = registry::all_kernels()
+        .chain(std::iter::once(&registry::SIMPLE_KERNEL))
+        .filter(|c| registry::runs_on(c, g.compute_capability()))
+        .filter(|c| c.grid != registry::GridKind::Skinny)
+        .collect();
+    let mut cases = 0;
+    let mut covered = std::collections::BTreeSet::new();
+    for &cfg in &kernels {
+        let forced = g.clone().with_overrides(Overrides {
+            kernel: Some(cfg),
+            ..Overrides::default()
+        });
+        for (i, &(m, n, k)) in shapes_for(cfg.name).iter().enumerate() {
+            for (j, &act) in ACTIVATIONS.iter().enumerate() {
+                let pick = |rng: &mut Rng| {
+                    if rng.below(2) == 0 {
+                        Along::Rows
+                    } else {
+                        Along::Cols
+                    }
+                };
+                let gated = act.is_gated();
+                let cs = EpiCase {
+                    m,
+                    n,
+                    k,
+                    la: LAYOUTS[rng.below(2)],
+                    // A K-major B (which the register-streaming kernel needs) for every
+                    // gated and every plain case, any B for the others.
+                    lb: if gated || act == Activation::Identity {
+                        Order::ColMajor
+                    } else {
+                        LAYOUTS[rng.below(2)]
+                    },
+                    // The small-M kernels take a row-major C transposed: both orders for all.
+                    lc: LAYOUTS[(i + j) % 2],
+                    batch: 1 + (i + j) % 3 / 2,
+                    alpha: if j % 2 == 0 { 1.0 } else { -0.75 },
+                    beta: if gated || (i + j) % 3 != 1 { 0.0 } else { 0.5 },
+                    act,
+                    bias: (rng.below(4) != 0).then(|| pick(&mut rng)),
+                    scale: (rng.below(2) == 0).then(|| {
+                        let at = if gated || rng.below(2) == 0 {
+                            ScaleAt::Product
+                        } else {
+                            ScaleAt::Output
+                        };
+                        (pick(&mut rng), at)
+                    }),
+                };
+                // A forced kernel runs where it is eligible (the layouts drawn decide for
+                // some); every kernel must have run somewhere (checked below).
+                let ran = run_epi::<TI, TO>(&forced, &mut rng, &cs);
+                if ran.contains(cfg.name) {
+                    covered.insert((cfg.name, gated));
+                }
+                cases += 1;
+            }
+        }
+    }
+    for cfg in kernels {
+        for gated in [false, true] {
+            assert!(
+                covered.contains(&(cfg.name, gated)),
+                "{} never ran (gated: {gated})",
+                cfg.name
+            );
+        }
+    }
+    println!(
+        "{cases} epilogue cases on {} kernels, every element checked",
+        covered.len()
+    );
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_epilogue_every_kernel_bf16_to_bf16() {
+    check_kernels::<bf16, bf16>(11);
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_epilogue_every_kernel_f16_to_f32() {
+    check_kernels::<f16, f32>(12);
+}
+
+/// The dispatched kernel (no override) on decode and prefill shapes of a linear layer,
+/// row-major as PyTorch stores it: `y = act(x Wᵀ + b)` and SwiGLU.
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_epilogue_linear_layers() {
+    let g = hopper();
+    let mut rng = Rng(13);
+    for &(m, n, k) in &[
+        (1, 1024, 512),
+        (8, 2048, 1024),
+        (16, 512, 4096),
+        (48, 768, 512),
+        (256, 1024, 256),
+        (600, 512, 320),
+    ] {
+        for act in ACTIVATIONS {
+            let cs = EpiCase {
+                m,
+                n,
+                k,
+                la: Order::RowMajor,
+                lb: Order::ColMajor,
+                lc: Order::RowMajor,
+                batch: 1,
+                alpha: 1.0,
+                beta: 0.0,
+                act,
+                bias: Some(Along::Cols),
+                scale: None,
+            };
+            let kernel = run_epi::<bf16, bf16>(&g, &mut rng, &cs);
+            assert!(
+                !kernel.contains("skinny"),
+                "{m}x{n}x{k} {act:?}: {kernel} takes no epilogue"
+            );
+            println!("{m}x{n}x{k} {act:?}: {kernel}");
+        }
+    }
+}
+
+/// NaN and ±inf through each activation (the module documentation's promises), on the
+/// plain path of one kernel: the product is 0 and the bias carries the special value.
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_epilogue_special_values() {
+    let g = hopper();
+    let s = g.stream();
+    let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -3.0, 0.0, 2.5];
+    let (m, k) = (8, 16);
+    let n = specials.len();
+    let a = s.clone_htod(&vec![bf16::ZERO; m * k]).unwrap();
+    let b = s.clone_htod(&vec![bf16::ZERO; k * n]).unwrap();
+    let bias = s.clone_htod(&specials).unwrap();
+    for act in ACTIVATIONS.into_iter().filter(|a| !a.is_gated()) {
+        let mut c = s.alloc_zeros::<f32>(m * n).unwrap();
+        let epi = Epilogue::new().activation(act).bias(Vector::cols(&bias));
+        g.gemm_with(
+            1.0,
+            &MatRef::new(&a, m, k, Order::RowMajor),
+            &MatRef::new(&b, k, n, Order::ColMajor),
+            0.0,
+            &mut MatMut::new(&mut c, m, n, Order::ColMajor),
+            &epi,
+        )
+        .unwrap();
+        let out = s.clone_dtoh(&c).unwrap();
+        for (j, &x) in specials.iter().enumerate() {
+            let want = act_f64(act, x as f64) as f32;
+            let got = out[j * m];
+            assert!(
+                (want.is_nan() && got.is_nan())
+                    || got == want
+                    || (got - want).abs() <= 1e-6 * want.abs(),
+                "{act:?}({x}) = {got}, want {want}"
+            );
+        }
+    }
+}
+
+/// One plain-epilogue and one gated case per kernel family, small enough for
+/// compute-sanitizer (memcheck, racecheck, synccheck).
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_epilogue_small() {
+    let g = hopper();
+    let mut rng = Rng(14);
+    let families = [
+        "splitk_64x64",
+        "128x128x64_s6_pp",
+        "128x256x64_s4_coop",
+        "sm80",
+        "simple",
+    ];
+    for family in families {
+        let cfg = registry::all_kernels()
+            .chain(std::iter::once(&registry::SIMPLE_KERNEL))
+            .find(|c| c.name.contains(family))
+            .unwrap_or_else(|| panic!("no kernel named like {family}"));
+        let forced = g.clone().with_overrides(Overrides {
+            kernel: Some(cfg),
+            ..Overrides::default()
+        });
+        for (act, lc) in [
+            (Activation::GeluErf, Order::ColMajor),
+            (Activation::SwiGlu, Order::RowMajor),
+        ] {
+            let m = if family == "splitk_64x64" { 5 } else { 70 };
+            let cs = EpiCase {
+                m,
+                n: 130,
+                k: 72,
+                la: Order::RowMajor,
+                lb: Order::ColMajor,
+                lc,
+                batch: 2,
+                alpha: 1.0,
+                beta: 0.0,
+                act,
+                bias: Some(Along::Cols),
+                scale: Some((Along::Rows, ScaleAt::Product)),
+            };
+            let ran = run_epi::<bf16, bf16>(&forced, &mut rng, &cs);
+            assert!(ran.contains(cfg.name), "forced {} but {ran} ran", cfg.name);
+        }
+    }
+}
