@@ -183,16 +183,7 @@ fn run_epi<TI: InputElem + Host, TO: OutputElem + Host>(
     let sc: MatShape = shape(cs.m, n_out, cs.lc, 3, cs.batch);
     let ha: Vec<TI> = rng.values(needed(&sa));
     let hb: Vec<TI> = rng.values(needed(&sb));
-    let mut hc: Vec<TO> = vec![TO::nan(); needed(&sc)];
-    if cs.beta != 0.0 {
-        for l in 0..cs.batch {
-            for r in 0..cs.m {
-                for c in 0..n_out {
-                    hc[idx(&sc, l, r, c)] = TO::from_f32(rng.next_f32());
-                }
-            }
-        }
-    }
+    let hc: Vec<TO> = poisoned_c(rng, &sc, cs.beta != 0.0);
     let len = |along| if along == Along::Rows { cs.m } else { cs.n };
     let bias = cs
         .bias

@@ -17,7 +17,7 @@ use half::bf16;
 
 use crate::lt::{LtEpilogue, LtPlan};
 use crate::passes::Passes;
-use crate::problem::{cublas, Layout};
+use crate::problem::{cublas, random_bf16, Layout};
 use crate::timing::{median, time_ms};
 use crate::{Res, ROTATE_BYTES};
 
@@ -94,15 +94,6 @@ struct Set {
     w: CudaSlice<bf16>,
     h: CudaSlice<bf16>,
     y: CudaSlice<bf16>,
-}
-
-fn rand(seed: &mut u64, len: usize) -> Vec<bf16> {
-    (0..len)
-        .map(|_| {
-            *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-            bf16::from_f32((*seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
-        })
-        .collect()
 }
 
 /// Our fused call.
@@ -231,9 +222,9 @@ pub fn race(
     let mut seed = 0x2545_f491_u64;
     for &(m, n, k, _) in shapes {
         let dims = (m, n, k);
-        let hx = rand(&mut seed, m * k);
-        let hw = rand(&mut seed, n * k);
-        let hb = rand(&mut seed, n);
+        let hx = random_bf16(&mut seed, m * k);
+        let hw = random_bf16(&mut seed, n * k);
+        let hb = random_bf16(&mut seed, n);
         let bias = stream.clone_htod(&hb)?;
         let bytes = (m * k + n * k + 2 * m * n) * 2;
         let nsets = ROTATE_BYTES.div_ceil(bytes).clamp(2, 64);

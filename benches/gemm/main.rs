@@ -30,7 +30,7 @@ use half::bf16;
 
 use args::parse_args;
 use floor::{copy_gbs, ReadFloor};
-use problem::{cublas, named_shapes, ours, Layout};
+use problem::{cublas, named_shapes, ours, random_bf16, Layout};
 use timing::{host_us, median, soak_ms, time_ms};
 
 /// Buffers are rotated over at least this many bytes, beyond the 50 MB L2.
@@ -165,14 +165,7 @@ fn run() -> Res<()> {
         "m x n x k", "lay", "ours us", "TF/s | %copy %floor", "cuBLAS us", "TF/s | %copy %floor", "ratio"
     );
     let mut rng = 0x1234_5678_u64;
-    let mut rand = |len: usize| -> Vec<bf16> {
-        (0..len)
-            .map(|_| {
-                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1);
-                bf16::from_f32((rng >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
-            })
-            .collect()
-    };
+    let mut rand = |len: usize| random_bf16(&mut rng, len);
     // B (the weight) is shared by consecutive shapes of the same n x k.
     let mut weight: Option<Weight> = None;
     let mut last_what = "";

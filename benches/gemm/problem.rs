@@ -225,6 +225,16 @@ pub fn named_shapes(set: &str, tokens: &[usize]) -> Vec<(usize, usize, usize, &'
     shapes
 }
 
+/// `len` bf16 values uniform in [-0.5, 0.5) from the generator state `seed`.
+pub fn random_bf16(seed: &mut u64, len: usize) -> Vec<bf16> {
+    (0..len)
+        .map(|_| {
+            *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            bf16::from_f32((*seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
+        })
+        .collect()
+}
+
 /// One ferrocute call.
 pub fn ours(
     g: &Gemm,

@@ -252,17 +252,7 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
     }
     let ha: Vec<TI> = rng.values(needed(&sa));
     let hb: Vec<TI> = rng.values(needed(&sb));
-    // Poison everything with NaN, then fill the logical elements when beta != 0.
-    let mut hc: Vec<TO> = vec![TO::nan(); needed(&sc)];
-    if cs.beta != 0.0 {
-        for l in 0..cs.batch {
-            for r in 0..cs.m {
-                for c in 0..cs.n {
-                    hc[idx(&sc, l, r, c)] = TO::from_f32(rng.next_f32());
-                }
-            }
-        }
-    }
+    let hc: Vec<TO> = poisoned_c(rng, &sc, cs.beta != 0.0);
     let da = s.clone_htod(&ha).unwrap();
     let db = s.clone_htod(&hb).unwrap();
     let mut dc = s.clone_htod(&hc).unwrap();
@@ -351,3 +341,19 @@ pub fn run_case<TI: InputElem + Host, TO: OutputElem + Host>(
 }
 
 pub const LAYOUTS: [Order; 2] = [Order::RowMajor, Order::ColMajor];
+
+/// A host C of shape `sc`: every element NaN (so that a write outside the logical matrix
+/// shows), the logical ones random where `read` (beta != 0).
+pub fn poisoned_c<TO: Host>(rng: &mut Rng, sc: &MatShape, read: bool) -> Vec<TO> {
+    let mut hc: Vec<TO> = vec![TO::nan(); needed(sc)];
+    if read {
+        for l in 0..sc.batch {
+            for r in 0..sc.rows {
+                for c in 0..sc.cols {
+                    hc[idx(sc, l, r, c)] = TO::from_f32(rng.next_f32());
+                }
+            }
+        }
+    }
+    hc
+}
