@@ -3,7 +3,9 @@
 //!
 //! `cargo bench --bench layout_eval`
 
-use ferrocute_layout::{composition, layout, tile_to_shape, tuple, LayoutLike, Swizzle};
+use ferrocute_layout::{
+    composition, layout, make_tensor, tile_to_shape, tuple, Free, LayoutLike, Swizzle,
+};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -62,5 +64,28 @@ fn main() {
             let o = (i % 8) * 64 + ((i / 8) % 16) * 512 + (i / 128) % 64;
             o ^ ((o & (7 << 6)) >> 3)
         }),
+    );
+
+    println!(
+        "tensors over static layouts, read at run-time coordinates (slice bounds checks in both)"
+    );
+    let data: Vec<usize> = (0..128 * 64).collect();
+    let t = make_tensor(data.as_slice(), layout!((128,64):(64,1))).unwrap();
+    // A tensor keeps the offset of its first element; so does the hand-written view.
+    let off = black_box(t.offset());
+    report(
+        "Tensor (128,64):(64,1) [(m,n)]",
+        time(|i| t[(i & 127, (i >> 7) & 63)]),
+        time(|i| data[off + (i & 127) * 64 + ((i >> 7) & 63)]),
+    );
+    // A row picked at run time, then a 16-wide tile of it: the layouts stay static.
+    report(
+        "row m of it, tile 2 of 16 columns [j]",
+        time(|i| {
+            let row = t.slice((i & 127, Free));
+            let tile = row.local_tile(tuple!(16), 2usize).unwrap();
+            tile[i & 15]
+        }),
+        time(|i| data[off + (i & 127) * 64 + 32 + (i & 15)]),
     );
 }

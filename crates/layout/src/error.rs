@@ -18,6 +18,11 @@ pub enum Condition {
     /// right mode continues past it, which CuTe C++ accepts but computes wrongly
     /// (`a` = left mode's shape, `b` = the stride).
     StrideStraddles,
+    /// composition: the right layout's modes, added together, carry from one mode of the
+    /// coalesced left layout into the next, so the result would not be `A(B(c))`, though
+    /// each mode alone passes (`a` = the left mode's shape, `b` = the largest sum of the
+    /// right modes' digits in it).
+    ModesCarry,
     /// complement: two elements of the layout map to the same offset (`a` = stride, `b` =
     /// the extent already covered).
     NonInjective,
@@ -50,6 +55,13 @@ pub enum Condition {
     TooLarge,
     /// A shape or stride of zero where CuTe needs a positive integer.
     ZeroShape,
+    /// make_tensor: the layout reaches past the engine (`a` = cosize, `b` = engine length).
+    EngineTooShort,
+    /// copy, recast: two sizes that must match do not (`a`, `b` = the sizes).
+    SizeMismatch,
+    /// recast: memory not aligned for the new element type (`a` = its size in bytes, `b` =
+    /// the byte offset).
+    Misaligned,
 }
 
 impl Condition {
@@ -59,6 +71,7 @@ impl Condition {
             Condition::StrideDivisibility => "stride divisibility condition violated: the stride of the right layout neither divides nor is a multiple of the left mode",
             Condition::ShapeDivisibility => "shape divisibility condition violated: the shape taken from the left mode does not divide the remaining right shape",
             Condition::StrideStraddles => "stride divisibility condition violated: the right stride does not divide the left mode and the right mode continues past it (CuTe C++ accepts this and gives a layout that is not A(B(c)); ferrocute rejects it)",
+            Condition::ModesCarry => "the right layout's modes add up past a mode of the left layout (their offsets carry into the next left mode), so composing mode by mode does not give A(B(c)) (CuTe C++ accepts this and gives a layout that is not A(B(c)); ferrocute rejects it)",
             Condition::NonInjective => "non-injective layout: two coordinates map to the same offset",
             Condition::TooManyModes => "tiler has more modes than the layout",
             Condition::ProfileTooLong => "profile has more modes than the layout",
@@ -74,6 +87,9 @@ impl Condition {
             Condition::SwizzledOperand => "not defined for a swizzled (composed) layout",
             Condition::TooLarge => "result too large for a layout value",
             Condition::ZeroShape => "shape must be positive",
+            Condition::EngineTooShort => "the layout reaches past the end of the engine",
+            Condition::SizeMismatch => "sizes differ",
+            Condition::Misaligned => "not aligned for the element type",
         }
     }
 
@@ -83,6 +99,7 @@ impl Condition {
                 ("left shape", "right stride")
             }
             Condition::ShapeDivisibility => ("remaining shape", "shape taken"),
+            Condition::ModesCarry => ("left shape", "largest digit sum"),
             Condition::NonInjective => ("stride", "covered extent"),
             Condition::TooManyModes => ("tiler rank", "layout rank"),
             Condition::LeftInverseDivisibility => ("stride", "inverted size"),
@@ -95,6 +112,9 @@ impl Condition {
             Condition::ZipRankMismatch => ("block mode rank", "tiler mode rank"),
             Condition::RankMismatch => ("rank", "expected rank"),
             Condition::ZeroShape => ("shape", "mode"),
+            Condition::EngineTooShort => ("cosize", "engine length"),
+            Condition::SizeMismatch => ("size", "expected size"),
+            Condition::Misaligned => ("element bytes", "byte offset"),
             Condition::NotCongruent | Condition::SwizzledOperand | Condition::TooLarge => {
                 return None
             }

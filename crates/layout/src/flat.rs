@@ -49,6 +49,17 @@ impl Flat {
         out
     }
 
+    /// Whether the layout is swizzled (composed).
+    pub const fn is_composed(&self) -> bool {
+        self.composed
+    }
+
+    /// The number of coordinates (product of the leaf shapes).
+    #[inline(always)]
+    pub fn size(&self) -> usize {
+        self.shape[..self.n].iter().product()
+    }
+
     /// The offset of 1-D index `i` (the last leaf takes what is left, as in CuTe).
     #[inline(always)]
     pub fn eval(&self, mut i: usize) -> usize {

@@ -35,6 +35,7 @@ mod ops;
 mod print;
 pub mod render;
 mod swizzle;
+pub mod tensor;
 mod tup;
 mod value;
 
@@ -53,5 +54,6 @@ pub use operand::Operand;
 pub use ops::*;
 pub use print::{print_layout, svg_layout, svg_layout_tv, write_svg};
 pub use swizzle::Swizzle;
+pub use tensor::{copy, make_fragment_like, make_identity_tensor, make_tensor, Tensor};
 pub use tup::Tup;
 pub use value::{SwizzleFn, Value, ValueKind};

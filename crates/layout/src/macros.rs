@@ -59,3 +59,49 @@ macro_rules! layout {
         $crate::Layout::new($crate::tuple!($s), $crate::tuple!($d))
     };
 }
+
+/// A fragment for a static layout type: `fragment!(f32, L)` is
+/// [`make_fragment_like::<f32, L, { L::SIZE }>`](crate::make_fragment_like)`(L::default())`.
+///
+/// ```
+/// use ferrocute_layout::{fragment, Layout};
+/// let mut acc = fragment!(f32, Layout!((4,2):(2,1)));
+/// acc[(3, 1)] = 1.0;
+/// assert_eq!(acc.engine()[7], 1.0);
+/// ```
+#[macro_export]
+macro_rules! fragment {
+    ($t:ty, $l:ty) => {
+        $crate::make_fragment_like::<$t, $l, { <$l as $crate::LayoutLike>::SIZE }>(
+            <$l as ::core::default::Default>::default(),
+        )
+    };
+}
+
+/// Checks static layout types where they are named: each type's algebra is evaluated in an
+/// item of the calling crate, so a violated precondition is an error at this line on
+/// `cargo check` (and in rust-analyzer), not only when a function using the type is built.
+///
+/// ```
+/// use ferrocute_layout::{assert_static, Composition, Layout, Swizzle, TileToShape, Tuple};
+/// type SmemA = TileToShape<Composition<Swizzle<3, 4, 3>, Layout!((8,64):(64,1))>, Tuple!((128,64))>;
+/// assert_static!(SmemA);
+/// ```
+///
+/// ```compile_fail
+/// use ferrocute_layout::{assert_static, Composition, Layout};
+/// assert_static!(Composition<Layout!((3,4):(4,1)), Layout!(4:2)>);   // stride 2 straddles mode 3
+/// ```
+#[macro_export]
+macro_rules! assert_static {
+    ($($t:ty),+ $(,)?) => {$(
+        const _: () = {
+            if !<<$t as $crate::Operand>::Kind as $crate::kind::Kind>::STATIC {
+                ::core::panic!("assert_static!: the layout has run-time leaves");
+            }
+            if let ::core::result::Result::Err(e) = <$t as $crate::Operand>::RESULT {
+                e.raise()
+            }
+        };
+    )+};
+}

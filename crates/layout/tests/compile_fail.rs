@@ -3,6 +3,11 @@
 //! them). The pass case makes trybuild run `cargo build` rather than `cargo check`, which is
 //! what evaluates the constants that carry the checks.
 //!
+//!
+//! `check_fail/` holds what must fail already on `cargo check` (no pass case in that run,
+//! so trybuild checks instead of building): `assert_static!` evaluates the algebra in the
+//! user's own item, and the error points there.
+//!
 //! Regenerate snapshots with `TRYBUILD=overwrite cargo test --test compile_fail`.
 
 #[test]
@@ -10,4 +15,9 @@ fn compile_fail() {
     let t = trybuild::TestCases::new();
     t.pass("tests/compile_fail/pass_*.rs");
     t.compile_fail("tests/compile_fail/*_fail.rs");
+}
+
+#[test]
+fn check_fail() {
+    trybuild::TestCases::new().compile_fail("tests/check_fail/*_fail.rs");
 }

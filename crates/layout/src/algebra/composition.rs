@@ -1,8 +1,8 @@
 //! `composition`: the layout `R` with `R(c) == A(B(c))`.
 
 use super::{coalesce_x, err, Res};
-use crate::error::Condition;
-use crate::tup::{Tup, FLAG_BY_MODE};
+use crate::error::{Condition, LayoutError};
+use crate::tup::{Tup, FLAG_BY_MODE, MAX_NODES};
 use crate::value::Value;
 
 /// Tiler leaf flag: this element of a by-mode tiler was an integer `n`, which CuTe reads as
@@ -15,7 +15,10 @@ pub const FLAG_INT_TILE: u8 = 4;
 /// @pre each right stride divides, or is a multiple of, the left mode it lands in, and each
 ///      shape taken divides what is left of the right shape (CuTe's divisibility conditions);
 ///      ferrocute also rejects the inputs CuTe C++ lets through whose result is not `A(B(c))`
-///      (a right stride smaller than a left mode it does not divide, continuing past it).
+///      (a right stride smaller than a left mode it does not divide, continuing past it), and
+///      those where the right layout's modes, added together, carry from one mode of
+///      `coalesce(A)` into the next (each mode alone lands well, the sum does not: the
+///      result could not be `A(B(c))`, see [`Condition::ModesCarry`]).
 /// @post `R(c) == A(B(c))` for every coordinate `c` of `B`; `R` is congruent with `B`.
 ///
 /// ```
@@ -63,7 +66,72 @@ const fn compose(a: &Value, b: &Value, strict: bool) -> Res {
         return Ok(out);
     }
     let fa = coalesce_x(a);
-    composition_impl(&fa.shape, &fa.stride, &b.shape, &b.stride, strict)
+    let r = tri!(composition_impl(
+        &fa.shape, &fa.stride, &b.shape, &b.stride, strict
+    ));
+    if strict {
+        tri!(no_carry(&fa.shape, &b.shape, &b.stride));
+    }
+    Ok(r)
+}
+
+/// Rejects a right layout whose modes, added together, carry from one mode of the
+/// (coalesced) left layout into the next.
+///
+/// Composition maps each right mode through `A` on its own and adds the results, which is
+/// `A(B(c))` exactly when the left layout is additive over the sum: in the mixed radix of
+/// `A`'s shape, adding the modes' offsets must never carry out of a bounded mode (a carry
+/// costs `d[i+1] - s[i]*d[i]`, nonzero after coalescing). Each mode's offsets `j * d` reach
+/// a largest digit in each left mode; no sum carries iff, mode by mode, the largest digits
+/// add up to less than the left shape (then no lower mode carries either, by induction).
+const fn no_carry(ls: &Tup, rs: &Tup, rd: &Tup) -> Result<(), LayoutError> {
+    if ls.is_leaf() {
+        return Ok(());
+    }
+    let r = ls.rank();
+    // Largest digit each left mode can hold, summed over the right modes.
+    let mut top = [0usize; MAX_NODES];
+    let mut k = 0;
+    while k < rs.leaf_count() {
+        let mut shape = rs.leaf_at(k);
+        let mut stride = rd.leaf_at(k);
+        let mut i = 0;
+        while i + 1 < r && shape > 1 && stride > 0 {
+            let s = ls.leaf_at(i);
+            if stride >= s {
+                // Passes over this mode (a multiple of it, by the divisibility check).
+                stride /= s;
+            } else {
+                let take = min(s.div_ceil(stride), shape);
+                top[i] += (take - 1) * stride;
+                shape /= take;
+                stride = 1;
+            }
+            i += 1;
+        }
+        k += 1;
+    }
+    let mut i = 0;
+    while i + 1 < r {
+        if top[i] >= ls.leaf_at(i) {
+            return Err(err(
+                "composition",
+                Condition::ModesCarry,
+                ls.leaf_at(i),
+                top[i],
+            ));
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+const fn min(a: usize, b: usize) -> usize {
+    if a < b {
+        a
+    } else {
+        b
+    }
 }
 
 const fn composition_impl(ls: &Tup, ld: &Tup, rs: &Tup, rd: &Tup, strict: bool) -> Res {

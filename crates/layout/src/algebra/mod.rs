@@ -29,6 +29,7 @@ mod divide;
 mod inverse;
 mod modes;
 mod product;
+mod recast;
 mod tile;
 
 pub use basic::*;
@@ -39,6 +40,7 @@ pub use divide::*;
 pub use inverse::*;
 pub use modes::*;
 pub use product::*;
+pub use recast::*;
 pub use tile::*;
 
 pub(crate) const fn err(op: &'static str, c: Condition, a: usize, b: usize) -> LayoutError {

@@ -60,6 +60,8 @@ pub const fn apply(op: OpCode, args: &[Value]) -> Res {
         OpCode::Prepend => Ok(a::prepend(x, &as_layout(&args[1]))),
         OpCode::Replace(i) => a::replace(x, i, &as_layout(&args[1])),
         OpCode::Flatten => Ok(a::flatten(x)),
+        OpCode::ProductEach => Ok(Value::tuple(a::product_each(&x.shape))),
+        OpCode::Recast(from, to) => a::recast_layout(x, from, to),
     }
 }
 

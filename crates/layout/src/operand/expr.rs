@@ -18,15 +18,18 @@ pub trait Operation {
 pub trait Operands: Copy {
     /// Static if every operand is.
     type Kind: Kind;
-    /// The operands' values (static case).
-    const VALUES: [Value; 2];
+    /// The operands' values, or the first operand's violated precondition (static case).
+    const RESULTS: Result<[Value; 2], LayoutError>;
     /// The operands' values (any case).
     fn values(&self) -> Result<[Value; 2], LayoutError>;
 }
 
 impl<A: Operand> Operands for (A,) {
     type Kind = A::Kind;
-    const VALUES: [Value; 2] = [A::VALUE, DYNAMIC];
+    const RESULTS: Result<[Value; 2], LayoutError> = match A::RESULT {
+        Ok(a) => Ok([a, DYNAMIC]),
+        Err(e) => Err(e),
+    };
     fn values(&self) -> Result<[Value; 2], LayoutError> {
         Ok([self.0.try_value()?, DYNAMIC])
     }
@@ -34,7 +37,10 @@ impl<A: Operand> Operands for (A,) {
 
 impl<A: Operand, B: Operand> Operands for (A, B) {
     type Kind = Join<A::Kind, B::Kind>;
-    const VALUES: [Value; 2] = [A::VALUE, B::VALUE];
+    const RESULTS: Result<[Value; 2], LayoutError> = match (A::RESULT, B::RESULT) {
+        (Ok(a), Ok(b)) => Ok([a, b]),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    };
     fn values(&self) -> Result<[Value; 2], LayoutError> {
         Ok([self.0.try_value()?, self.1.try_value()?])
     }
@@ -85,13 +91,17 @@ impl<O, A> Expr<O, A> {
 
 impl<O: Operation, A: Operands> Operand for Expr<O, A> {
     type Kind = A::Kind;
-    const VALUE: Value = if <A::Kind as Kind>::STATIC {
-        match apply(O::CODE, &A::VALUES) {
-            Ok(v) => v,
-            Err(e) => e.raise(),
+    const VALUE: Value = match Self::RESULT {
+        Ok(v) => v,
+        Err(e) => e.raise(),
+    };
+    const RESULT: Result<Value, LayoutError> = if <A::Kind as Kind>::STATIC {
+        match A::RESULTS {
+            Ok(args) => apply(O::CODE, &args),
+            Err(e) => Err(e),
         }
     } else {
-        DYNAMIC
+        Ok(DYNAMIC)
     };
     fn try_value(&self) -> Result<Value, LayoutError> {
         if <A::Kind as Kind>::STATIC {

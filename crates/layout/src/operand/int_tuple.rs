@@ -14,6 +14,9 @@ pub trait IntTuple: Operand {
     fn cpp() -> String;
     /// The tree structure with every leaf 0 (known at compile time even for dynamic leaves).
     const PROFILE: Tup;
+    /// The tree structure with CuTe's `_` kept and every integer 0: what slicing by this
+    /// coordinate keeps, known at compile time even for dynamic integers.
+    const SLICE: Tup;
     /// Writes the integers in preorder into `out` from position `*k` (at most 8 are kept).
     fn write_leaves(&self, out: &mut [usize; 8], k: &mut usize);
 }
@@ -23,6 +26,11 @@ impl<T: crate::Int> IntTuple for T {
         <T as crate::Int>::cpp()
     }
     const PROFILE: Tup = Tup::leaf(0);
+    const SLICE: Tup = if T::VALUE.shape.is_free() {
+        Tup::free()
+    } else {
+        Tup::leaf(0)
+    };
     #[inline(always)]
     fn write_leaves(&self, out: &mut [usize; 8], k: &mut usize) {
         if *k < 8 {
@@ -84,6 +92,7 @@ macro_rules! tuple_impls {
                 format!("cute::tuple<{}>", parts.join(","))
             }
             const PROFILE: Tup = Tup::tuple(&[$($T::PROFILE),+]);
+            const SLICE: Tup = Tup::tuple(&[$($T::SLICE),+]);
             #[inline(always)]
             fn write_leaves(&self, out: &mut [usize; 8], k: &mut usize) {
                 $(self.$i.write_leaves(out, k);)+
@@ -116,5 +125,6 @@ impl IntTuple for () {
         "cute::tuple<>".into()
     }
     const PROFILE: Tup = Tup::EMPTY;
+    const SLICE: Tup = Tup::EMPTY;
     fn write_leaves(&self, _: &mut [usize; 8], _: &mut usize) {}
 }

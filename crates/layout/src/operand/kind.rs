@@ -7,7 +7,9 @@
 
 use crate::error::LayoutError;
 use crate::operand::dyn_layout::DynLayout;
+use crate::operand::layout_like::LayoutLike;
 use crate::operand::Operand;
+use crate::tensor::Tensor;
 
 /// Static or dynamic (see the module docs).
 pub trait Kind {
@@ -20,6 +22,16 @@ pub trait Kind {
     /// Finishes an operation: checks a static expression at compile time, or evaluates a
     /// dynamic one.
     fn finish<E: Operand>(e: E) -> Self::Out<E>;
+    /// What a tensor operation returns: a tensor whose layout is the expression type, or a
+    /// checked tensor over a run-time layout.
+    type TensorOut<V, E: Operand>;
+    /// Finishes a tensor operation: the view `v` through the result layout `e`, from
+    /// `offset`.
+    fn tensor<V, E: Operand>(v: V, e: E, offset: usize) -> Self::TensorOut<V, E>;
+    /// The layout a checked result has: the expression type, or a run-time layout.
+    type Layout<E: LayoutLike>: LayoutLike;
+    /// Checks a result: a static expression at compile time, a dynamic one now.
+    fn checked<E: LayoutLike>(e: E) -> Result<Self::Layout<E>, LayoutError>;
 }
 
 /// All operands are static: results are zero-sized types computed by rustc.
@@ -40,6 +52,16 @@ impl Kind for Static {
         let _ = E::VALUE;
         e
     }
+    type TensorOut<V, E: Operand> = Tensor<V, E>;
+    #[inline(always)]
+    fn tensor<V, E: Operand>(v: V, e: E, offset: usize) -> Tensor<V, E> {
+        Tensor::from_parts(v, Self::finish(e), offset)
+    }
+    type Layout<E: LayoutLike> = E;
+    #[inline(always)]
+    fn checked<E: LayoutLike>(e: E) -> Result<E, LayoutError> {
+        Ok(Self::finish(e))
+    }
 }
 
 impl Kind for Dynamic {
@@ -48,6 +70,14 @@ impl Kind for Dynamic {
     type Out<E: Operand> = Result<DynLayout, LayoutError>;
     fn finish<E: Operand>(e: E) -> Result<DynLayout, LayoutError> {
         e.try_value().map(DynLayout::from_value)
+    }
+    type TensorOut<V, E: Operand> = Result<Tensor<V, DynLayout>, LayoutError>;
+    fn tensor<V, E: Operand>(v: V, e: E, offset: usize) -> Self::TensorOut<V, E> {
+        Ok(Tensor::from_parts(v, Self::finish(e)?, offset))
+    }
+    type Layout<E: LayoutLike> = DynLayout;
+    fn checked<E: LayoutLike>(e: E) -> Result<DynLayout, LayoutError> {
+        Self::finish(e)
     }
 }
 

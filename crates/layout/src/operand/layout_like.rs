@@ -23,22 +23,43 @@ use crate::tup::Tup;
 /// assert_eq!(l.shape().to_string(), "(4,(2,2))");
 /// ```
 pub trait LayoutLike: Operand + core::fmt::Display {
-    /// `size` of a static layout.
-    const SIZE: usize = Self::VALUE.size();
-    /// `cosize` of a static layout.
-    const COSIZE: usize = Self::VALUE.cosize();
-    /// `rank` of a static layout.
-    const RANK: usize = Self::VALUE.rank();
-    /// `depth` of a static layout.
-    const DEPTH: usize = Self::VALUE.depth();
-    /// The flat form evaluation runs on (static layouts).
+    /// `size` of a static layout (a compile error for one with run-time leaves: call
+    /// [`LayoutLike::size`]).
+    const SIZE: usize = static_value::<Self>(
+        "LayoutLike::SIZE of a layout with run-time leaves: call .size() instead",
+    )
+    .size();
+    /// `cosize` of a static layout (static only, as `SIZE`).
+    const COSIZE: usize = static_value::<Self>(
+        "LayoutLike::COSIZE of a layout with run-time leaves: call .cosize() instead",
+    )
+    .cosize();
+    /// `rank` of a static layout (static only, as `SIZE`).
+    const RANK: usize = static_value::<Self>(
+        "LayoutLike::RANK of a layout with run-time leaves: call .rank() instead",
+    )
+    .rank();
+    /// `depth` of a static layout (static only, as `SIZE`).
+    const DEPTH: usize = static_value::<Self>(
+        "LayoutLike::DEPTH of a layout with run-time leaves: call .depth() instead",
+    )
+    .depth();
+    /// The flat form evaluation runs on (static layouts; internal to `call` and `at`).
+    #[doc(hidden)]
     const FLAT: Flat = Flat::of(&Self::VALUE);
-    /// The flat form of each top-level mode (static layouts).
+    /// The flat form of each top-level mode (static layouts; internal to `at`).
+    #[doc(hidden)]
     const MODES: [Flat; 8] = Flat::modes(&Self::VALUE);
 
     /// Number of coordinates (product of the shape).
+    #[inline(always)]
     fn size(&self) -> usize {
-        self.value().size()
+        if <Self::Kind as Kind>::STATIC {
+            let flat: &'static Flat = &Self::FLAT;
+            flat.size()
+        } else {
+            self.value().size()
+        }
     }
 
     /// One past the largest offset: `L(size(L)-1) + 1`.
@@ -87,6 +108,12 @@ pub trait LayoutLike: Operand + core::fmt::Display {
     #[inline(always)]
     fn at<Cr: IntTuple>(&self, c: Cr) -> usize {
         let () = CoordFits::<Self, Cr>::OK;
+        if <Self::Kind as Kind>::STATIC && Cr::PROFILE.is_leaf() {
+            // A 1-D coordinate: the layout's own 1-D evaluation.
+            let mut leaves = [0usize; 8];
+            c.write_leaves(&mut leaves, &mut 0);
+            return self.call(leaves[0]);
+        }
         let rank = CoordFits::<Self, Cr>::FLAT_RANK;
         if rank > 0 {
             // A flat coordinate on a static layout: one 1-D evaluation per mode, over
@@ -161,4 +188,13 @@ pub const fn coord_fits(c: &Tup, shape: &Tup) -> bool {
         i += 1;
     }
     true
+}
+
+/// The value behind a static layout's associated constants; a layout with run-time leaves
+/// has none, and reading one is a compile error rather than a placeholder.
+const fn static_value<L: LayoutLike>(message: &'static str) -> crate::value::Value {
+    if !<L::Kind as Kind>::STATIC {
+        panic!("{}", message);
+    }
+    L::VALUE
 }

@@ -41,6 +41,10 @@ pub trait Operand: Copy {
     type Kind: Kind;
     /// The value of a static operand (a placeholder for dynamic ones; never read then).
     const VALUE: Value;
+    /// The value of a static operand, or the violated precondition that makes it invalid
+    /// (`VALUE` raises it as a compile error; [`crate::assert_static!`] raises it in the
+    /// user's own item, so that `cargo check` shows it there).
+    const RESULT: Result<Value, LayoutError> = Ok(Self::VALUE);
     /// The value, checked: the error a dynamic operation ran into.
     fn try_value(&self) -> Result<Value, LayoutError>;
     /// The value (static: the constant; dynamic: computed now).

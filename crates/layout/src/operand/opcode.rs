@@ -19,6 +19,8 @@ macro_rules! ops {
             Select([usize; 8]),
             /// `replace<I>(layout, x)`.
             Replace(usize),
+            /// `recast_layout` from elements of the first bit width to the second.
+            Recast(usize, usize),
         }
         $(
             $(#[$m])*
@@ -86,6 +88,8 @@ ops!(
     Prepend,
     /// `flatten(layout)`.
     Flatten,
+    /// `product_each(shape(layout))`: the size of every top-level mode, as a tuple.
+    ProductEach,
 );
 
 /// `layout<I>(l)`.
@@ -137,4 +141,11 @@ impl<const I0: usize, const I1: usize, const I2: usize, const I3: usize> Operati
         usize::MAX,
         usize::MAX,
     ]);
+}
+
+/// `recast_layout` from elements of `FROM` bits to elements of `TO` bits.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Recast<const FROM: usize, const TO: usize>;
+impl<const FROM: usize, const TO: usize> Operation for Recast<FROM, TO> {
+    const CODE: OpCode = OpCode::Recast(FROM, TO);
 }

@@ -1,0 +1,222 @@
+//! Tensor operations that change the layout: slicing, tiling, partitioning, composition
+//! and the divides. The elements stay where they are; only the layout and the offset move.
+//!
+//! With static operands the result's layout is an expression type computed by rustc; the
+//! offset of a run-time coordinate is computed at run time (CuTe's static layout with a
+//! dynamic offset).
+
+use super::Tensor;
+use crate::error::LayoutError;
+use crate::operand::expr::Expr;
+use crate::operand::int_tuple::IntTuple;
+use crate::operand::kind::{Join, Kind, Static};
+use crate::operand::layout_like::LayoutLike;
+use crate::operand::opcode as op;
+use crate::operand::Operand;
+use crate::value::Value;
+use core::marker::PhantomData;
+
+/// What slicing by coordinate `C` keeps: the positions of its `_`, as a static operand
+/// (they do not depend on the coordinate's integers).
+#[derive(Debug)]
+pub struct SliceOf<C>(PhantomData<C>);
+
+impl<C> Clone for SliceOf<C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C> Copy for SliceOf<C> {}
+
+impl<C: IntTuple> Operand for SliceOf<C> {
+    type Kind = Static;
+    const VALUE: Value = Value::tuple(C::SLICE);
+    fn try_value(&self) -> Result<Value, LayoutError> {
+        Ok(Self::VALUE)
+    }
+}
+
+/// The layout of `tensor.slice(c)`.
+pub type SliceLayout<C, L> = Expr<op::Slice, (L, SliceOf<C>)>;
+/// The layout of `tensor.local_tile(tiler, coord)`: the tile mode of the zipped divide.
+pub type LocalTileLayout<L, T> = Expr<op::Get<0>, (Expr<op::ZippedDivide, (L, T)>,)>;
+/// The layout of `tensor.local_partition(thr, idx)`: the rest mode of the zipped divide by
+/// the thread layout's shape.
+pub type LocalPartitionLayout<L, Thr> =
+    Expr<op::Get<1>, (Expr<op::ZippedDivide, (L, Expr<op::ProductEach, (Thr,)>)>,)>;
+
+/// Where a slice or tile starts inside a layout that may be swizzled: offsets add outside
+/// a plain layout only.
+///
+/// # Panics
+/// For a swizzled layout cut at a nonzero offset (the swizzle would have to take the offset
+/// inside, which a static layout type cannot hold): partition the unswizzled layout.
+#[inline(always)]
+fn outer<L: LayoutLike>(l: &L, off: usize) -> usize {
+    let composed = if <L::Kind as Kind>::STATIC {
+        L::FLAT.is_composed()
+    } else {
+        l.value().composed
+    };
+    assert!(
+        !composed || off == 0,
+        "a swizzled tensor can only be cut at offset 0 (got {off}): partition the layout inside the swizzle"
+    );
+    off
+}
+
+type Out<K, V, X> = <K as Kind>::TensorOut<V, X>;
+/// A checked tensor over `V` whose layout is `X` when kind `K` is static.
+type TensorOf<K, V, X> = Result<Tensor<V, <K as Kind>::Layout<X>>, LayoutError>;
+/// What `tensor.local_tile(tiler, coord)` returns.
+pub type LocalTile<E, L, T> =
+    TensorOf<Join<<L as Operand>::Kind, <T as Operand>::Kind>, E, LocalTileLayout<L, T>>;
+/// What `tensor.local_partition(thr, idx)` returns.
+pub type LocalPartition<E, L, Thr> =
+    TensorOf<Join<<L as Operand>::Kind, <Thr as Operand>::Kind>, E, LocalPartitionLayout<L, Thr>>;
+
+impl<E, L: LayoutLike> Tensor<E, L> {
+    /// CuTe's `tensor(c)` with `_` in `c`: the sub-tensor of the modes where `c` is `_`.
+    ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor, tuple, LayoutLike};
+    /// let data: Vec<u32> = (0..12).collect();
+    /// let t = make_tensor(&data[..], layout!((3,4):(4,1))).unwrap();   // row-major 3x4
+    /// let row = t.slice((1usize, ferrocute_layout::Free));             // row 1, run-time index
+    /// assert_eq!(row.layout().to_string(), "(4):(1)");                 // still a static layout
+    /// assert_eq!(row.iter().copied().collect::<Vec<_>>(), [4, 5, 6, 7]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the layout is swizzled and the slice starts at a nonzero offset (the swizzle
+    /// would have to take the offset inside, which a static layout type cannot hold).
+    pub fn slice<C: IntTuple>(self, c: C) -> Out<Join<L::Kind, Static>, E, SliceLayout<C, L>> {
+        // `_` counts as 0; a coordinate that does not fit is a compile error for a static
+        // layout and the result's error for a dynamic one.
+        let off = if <L::Kind as Kind>::STATIC {
+            self.layout.at(c)
+        } else {
+            self.layout.try_at(c).unwrap_or(0)
+        };
+        let off = outer::<L>(&self.layout, off);
+        let e = Expr::new((self.layout, SliceOf::<C>(PhantomData)));
+        <Join<L::Kind, Static> as Kind>::tensor(self.engine, e, self.offset + off)
+    }
+
+    /// CuTe's `local_tile(tensor, tiler, coord)`: the tile at tile coordinate `coord` of
+    /// `zipped_divide(tensor, tiler)`. With a static layout and tiler, the tile's layout is
+    /// static and its offset is the rest mode evaluated at `coord`.
+    ///
+    /// @pre the tiler has at most the tensor's rank; `coord` indexes the tiles' modes.
+    ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor, tuple, LayoutLike};
+    /// let data: Vec<u32> = (0..48).collect();
+    /// let t = make_tensor(&data[..], layout!((8,6):(1,8))).unwrap();
+    /// let tile = t.local_tile(tuple!((4,3)), (1usize, 1usize)).unwrap();
+    /// assert_eq!(tile.layout().to_string(), "(4,3):(1,8)");
+    /// assert_eq!(tile[(0, 0)], 4 + 3 * 8);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`Tensor::slice`].
+    pub fn local_tile<T: Operand, C: IntTuple>(self, tiler: T, coord: C) -> LocalTile<E, L, T> {
+        type K<L, T> = Join<<L as Operand>::Kind, <T as Operand>::Kind>;
+        let divided = Expr::<op::ZippedDivide, _>::new((self.layout, tiler));
+        let rest = Expr::<op::Get<1>, _>::new((divided,));
+        let off = if <K<L, T> as Kind>::STATIC {
+            rest.at(coord)
+        } else {
+            rest.try_at(coord)?
+        };
+        let tile = <K<L, T> as Kind>::checked(Expr::new((divided,)))?;
+        Ok(Tensor::from_parts(
+            self.engine,
+            tile,
+            self.offset + outer::<L>(&self.layout, off),
+        ))
+    }
+
+    /// CuTe's `local_partition(tensor, thr, idx)`: the elements thread `idx` of the thread
+    /// layout `thr` owns when `thr`'s shape tiles the tensor (the thread at `i` with
+    /// `thr(i) == idx` takes element `i` of every tile).
+    ///
+    /// @pre `thr` maps some index below its size to `idx`.
+    ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor, LayoutLike};
+    /// let data: Vec<u32> = (0..48).collect();
+    /// let t = make_tensor(&data[..], layout!((8,6):(1,8))).unwrap();
+    /// let mine = t.local_partition(layout!((4,2):(1,4)), 5).unwrap();  // thread (1,1)
+    /// assert_eq!(mine.layout().to_string(), "(2,3):(4,16)");
+    /// assert_eq!(mine.iter().copied().collect::<Vec<_>>(), [9, 13, 25, 29, 41, 45]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`Tensor::slice`].
+    pub fn local_partition<Thr: LayoutLike>(
+        self,
+        thr: Thr,
+        idx: usize,
+    ) -> LocalPartition<E, L, Thr> {
+        type K<L, T> = Join<<L as Operand>::Kind, <T as Operand>::Kind>;
+        let i = Expr::<op::RightInverse, _>::new((thr,)).call(idx);
+        if i >= thr.size() || thr.call(i) != idx {
+            return Err(LayoutError::new(
+                "local_partition",
+                crate::Condition::ModeOutOfRange,
+                idx,
+                thr.size(),
+            ));
+        }
+        let tiler = Expr::<op::ProductEach, _>::new((thr,));
+        let divided = Expr::<op::ZippedDivide, _>::new((self.layout, tiler));
+        let off = Expr::<op::Get<0>, _>::new((divided,)).call(i);
+        let part = <K<L, Thr> as Kind>::checked(Expr::new((divided,)))?;
+        Ok(Tensor::from_parts(
+            self.engine,
+            part,
+            self.offset + outer::<L>(&self.layout, off),
+        ))
+    }
+}
+
+macro_rules! layout_ops {
+    ($($(#[$m:meta])* $f:ident => $op:ident;)+) => {
+        impl<E, L: LayoutLike> Tensor<E, L> {$(
+            $(#[$m])*
+            pub fn $f<B: Operand>(self, b: B) -> Out<Join<L::Kind, B::Kind>, E, Expr<op::$op, (L, B)>> {
+                <Join<L::Kind, B::Kind> as Kind>::tensor(self.engine, Expr::new((self.layout, b)), self.offset)
+            }
+        )+}
+    };
+}
+
+layout_ops! {
+    /// CuTe's `composition(tensor, b)`: the tensor seen through `b` (`R(c) = T(b(c))`).
+    ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor};
+    /// let data: Vec<u32> = (0..12).collect();
+    /// let t = make_tensor(&data[..], layout!((4,3):(3,1))).unwrap();   // row-major 4x3
+    /// let row0 = t.compose(layout!(3:4));                              // indices 0, 4, 8: (0,j)
+    /// assert_eq!(row0.iter().copied().collect::<Vec<_>>(), [0, 1, 2]);
+    /// ```
+    compose => Composition;
+    /// CuTe's `logical_divide(tensor, tiler)`: `((tile),(rest))`.
+    logical_divide => LogicalDivide;
+    /// CuTe's `zipped_divide(tensor, tiler)`: `((tile modes),(rest modes))`.
+    ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor, tuple, LayoutLike};
+    /// let data: Vec<u32> = (0..48).collect();
+    /// let t = make_tensor(&data[..], layout!((8,6):(1,8))).unwrap().zipped_divide(tuple!((2,3)));
+    /// assert_eq!(t.layout().to_string(), "((2,3),(4,2)):((1,8),(2,24))");
+    /// assert_eq!(t[((1, 2), (3, 1))], 1 + 16 + 6 + 24);
+    /// ```
+    zipped_divide => ZippedDivide;
+    /// CuTe's `tiled_divide(tensor, tiler)`: `((tile modes),rest0,rest1,...)`.
+    tiled_divide => TiledDivide;
+    /// CuTe's `flat_divide(tensor, tiler)`: `(tile0,tile1,...,rest0,rest1,...)`.
+    flat_divide => FlatDivide;
+}
