@@ -4,6 +4,7 @@
 //! are used while `kernels/` and this declaration are unchanged, so no nvcc is needed.
 
 use ferrocute_kernels::build::{build_crate, dim, Elem, Folders, Header, Kernel, Module};
+use ferrocute_kernels::Target;
 use ferrocute_layout::{Composition, Layout, LayoutLike, Swizzle};
 
 /// Rows and columns of a tile.
@@ -55,5 +56,25 @@ fn main() {
     let module = Module::new("transpose", "transpose.cu")
         .header(header)
         .kernel(transpose);
-    build_crate(&[module], &Folders::for_crate("kernels", "artifacts"));
+    build_crate(
+        &[module, echo()],
+        &Folders::for_crate("kernels", "artifacts"),
+    );
+}
+
+/// A one-thread kernel that writes its arguments back: every kind of parameter, shipped as
+/// PTX only, so that a GPU run also checks the JIT path and the argument passing.
+fn echo() -> Module {
+    let echo = Kernel::new("echo_args")
+        .input("x", Elem::Bf16, dim("a"))
+        .output("out", Elem::U64, 7.into())
+        .dim("a", Elem::I32)
+        .dim("b", Elem::U32)
+        .dim("c", Elem::I64)
+        .dim("d", Elem::U64)
+        .scalar("e", Elem::F32)
+        .scalar("f", Elem::F64);
+    Module::new("echo", "echo.cu")
+        .kernel(echo)
+        .targets("80", &[Target::Ptx("80")])
 }

@@ -7,6 +7,11 @@ pub mod kernels {
     include!(concat!(env!("OUT_DIR"), "/transpose.rs"));
 }
 
+/// The generated launcher of `kernels/echo.cu`, which writes its arguments back.
+pub mod echo {
+    include!(concat!(env!("OUT_DIR"), "/echo.rs"));
+}
+
 /// `src` (m x n, row-major) transposed on the CPU: the reference.
 ///
 /// ```

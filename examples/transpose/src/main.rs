@@ -1,6 +1,7 @@
 //! Runs the crate's own CuTe transpose on the GPU for several shapes (edge tiles included),
 //! checks every element against the CPU and that nothing past the output was written,
-//! checks that bad input is refused with typed errors, and prints bandwidth. Prints PASS
+//! checks that bad input is refused with typed errors, and prints bandwidth; then checks
+//! that every kind of kernel parameter arrives intact (`echo_args`, loaded from PTX). Prints PASS
 //! (exit 0) or FAIL (exit 1); without a GPU it says it skipped and exits 0.
 
 use std::process::ExitCode;
@@ -8,7 +9,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ferrocute::cudarc::driver::CudaStream;
+use ferrocute::half::bf16;
 use ferrocute::kernel::{self, Error};
+use ferrocute_example_transpose::echo::Echo;
 use ferrocute_example_transpose::kernels::Transpose;
 use ferrocute_example_transpose::transpose_cpu;
 
@@ -52,7 +55,8 @@ fn run(stream: Arc<CudaStream>) -> Result<(), String> {
     for &(m, n) in SHAPES {
         check_shape(&t, m, n)?;
     }
-    rejects_bad_input(&t)
+    rejects_bad_input(&t)?;
+    arguments_arrive(stream)
 }
 
 /// Transposes a random m x n matrix, compares every element with the CPU, checks the
@@ -136,6 +140,40 @@ fn rejects_bad_input(t: &Transpose) -> Result<(), String> {
     t.transpose_f32(&src, &mut dst, 0, 3)
         .map_err(|e| e.to_string())?;
     println!("bad input refused with typed errors");
+    Ok(())
+}
+
+/// `echo_args` writes back what it received: a bf16 buffer's sum, the i32, u32, i64 and
+/// u64 dimensions at their extremes, and f32 and f64 scalars, compared bit for bit.
+fn arguments_arrive(stream: Arc<CudaStream>) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("echo_args: {e}");
+    let echo = Echo::new(stream.clone()).map_err(|e| err(&e))?;
+    let x = stream
+        .clone_htod(&[
+            bf16::from_f32(1.5),
+            bf16::from_f32(2.0),
+            bf16::from_f32(-0.25),
+        ])
+        .map_err(|e| err(&e))?;
+    let mut out = stream.alloc_zeros::<u64>(7).map_err(|e| err(&e))?;
+    let (b, c, d) = (u32::MAX as usize, i64::MAX as usize, usize::MAX);
+    let (e, f) = (-3.5e-20_f32, 1.25e300_f64);
+    echo.echo_args(&x, &mut out, 3, b, c, d, e, f)
+        .map_err(|e| err(&e))?;
+    let got = stream.clone_dtoh(&out).map_err(|e| err(&e))?;
+    let want = [
+        3,
+        u32::MAX as u64,
+        i64::MAX as u64,
+        u64::MAX,
+        u64::from(e.to_bits()),
+        f.to_bits(),
+        u64::from(3.25_f32.to_bits()),
+    ];
+    if got != want {
+        return Err(err(&format!("got {got:?}, sent {want:?}")));
+    }
+    println!("every kind of parameter arrives intact (module loaded from PTX)");
     Ok(())
 }
 

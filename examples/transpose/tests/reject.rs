@@ -74,3 +74,34 @@ fn errors_read_well() {
         "src: the kernel needs 6 elements, the buffer holds 5"
     );
 }
+
+#[test]
+fn each_dimension_is_checked_against_its_own_type() {
+    use ferrocute_example_transpose::echo::Echo;
+    let (u32_max, i64_max) = (u32::MAX as usize, i64::MAX as usize);
+    assert!(Echo::check_echo_args(3, 7, 3, u32_max, i64_max, usize::MAX).is_ok());
+    assert_eq!(
+        Echo::check_echo_args(3, 7, 3, u32_max + 1, 0, 0),
+        Err(Error::OutOfRange {
+            param: "b",
+            value: u32_max as u64 + 1,
+            limit: u32::MAX as u64
+        })
+    );
+    assert_eq!(
+        Echo::check_echo_args(3, 7, 3, 0, i64_max + 1, 0),
+        Err(Error::OutOfRange {
+            param: "c",
+            value: i64_max as u64 + 1,
+            limit: i64::MAX as u64
+        })
+    );
+    assert_eq!(
+        Echo::check_echo_args(3, 6, 3, 0, 0, 0),
+        Err(Error::BufferTooShort {
+            param: "out",
+            needed: 7,
+            len: 6
+        })
+    );
+}
