@@ -10,6 +10,8 @@ pub use ferrocute_layout::*;
 
 #[cfg(feature = "gemm")]
 pub mod gemm;
+#[cfg(feature = "gemm")]
+pub mod kernel;
 
 /// The CUDA driver bindings ferrocute's GEMM API takes its buffers and streams from.
 #[cfg(feature = "gemm")]

@@ -6,24 +6,7 @@ use cudarc::driver::{result, CudaContext, CudaStream};
 
 use super::driver_msg;
 use crate::gemm::error::Error;
-
-/// Whether the CUDA driver library can be loaded. cudarc panics on a missing library when
-/// it loads the driver dynamically, and has no probe when the application links it, so the
-/// library is looked up here, the same way in both cases.
-fn driver_present() -> bool {
-    const NAMES: &[&str] = if cfg!(windows) {
-        &["nvcuda.dll"]
-    } else {
-        &["libcuda.so.1", "libcuda.so"]
-    };
-    NAMES.iter().any(|name| {
-        // # Safety
-        // - Loading the driver library runs no initialisation code of CUDA's beyond the
-        //   library's own constructors, which cudarc runs the same way on first use; the
-        //   handle is dropped at once (the library stays mapped while the process uses it).
-        unsafe { libloading::Library::new(*name) }.is_ok()
-    })
-}
+use crate::kernel::load::driver_present;
 
 /// Opens device `ordinal` (primary context) and a new non-default stream.
 pub(crate) fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {

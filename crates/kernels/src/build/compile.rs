@@ -1,13 +1,13 @@
 //! nvcc to PTX, ptxas to cubins, zstd to the committed files.
 
 use super::manifest::digest;
-use super::{Folders, KernelModule, Toolchain, NVCC_FLAGS};
+use super::{Folders, Toolchain, Unit, NVCC_FLAGS};
 use crate::artifact::{decompress, Target};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Compiles one module; returns its artifacts `(file name before compression, bytes)`.
-pub(crate) fn module(m: &KernelModule, dirs: &Folders, tc: &Toolchain) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn module(m: &Unit, dirs: &Folders, tc: &Toolchain) -> Vec<(String, Vec<u8>)> {
     let ptx_path = dirs.out_dir.join(Target::Ptx(m.ptx_arch).file_name(m.name));
     run(
         Command::new(&tc.nvcc)

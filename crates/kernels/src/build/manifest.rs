@@ -8,7 +8,7 @@
 //! ```
 //! The tool lines are informational: a different nvcc never makes a module stale.
 
-use super::{KernelModule, NVCC_FLAGS};
+use super::{Unit, NVCC_FLAGS};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -52,9 +52,9 @@ pub(crate) fn files_under(dir: &Path, sub: &str) -> Vec<String> {
 }
 
 /// Hash of everything a module's artifacts depend on, except the compiler.
-pub(crate) fn module_hash(m: &KernelModule, kernel_dir: &Path, header: &str) -> String {
+pub(crate) fn module_hash(m: &Unit, kernel_dir: &Path) -> String {
     let mut h = FNV_OFFSET;
-    for dep in m.deps {
+    for dep in &m.deps {
         let files = if dep.ends_with('/') {
             files_under(kernel_dir, dep)
         } else {
@@ -72,7 +72,7 @@ pub(crate) fn module_hash(m: &KernelModule, kernel_dir: &Path, header: &str) -> 
             h = fnv1a(&bytes, h);
         }
     }
-    h = fnv1a(header.as_bytes(), h);
+    h = fnv1a(m.header.as_bytes(), h);
     h = fnv1a(m.ptx_arch.as_bytes(), h);
     h = fnv1a(m.ptx_isa.unwrap_or("nvcc").as_bytes(), h);
     for t in m.targets {

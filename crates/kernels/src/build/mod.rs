@@ -9,7 +9,8 @@
 //!   `MANIFEST` in the artifact folder;
 //! - a module whose hash matches uses its committed artifacts as they are, whatever nvcc
 //!   (if any) is installed;
-//! - a module whose hash differs, or every module when `FERROCUTE_REBUILD_KERNELS=1`, is
+//! - a module whose hash differs, or every module when asked to ([`REBUILD_ENV`] for
+//!   ferrocute's own, [`CRATE_REBUILD_ENV`] for a downstream crate's), is
 //!   compiled with nvcc and the CuTe headers ([`Toolchain`]) and its artifacts and
 //!   `MANIFEST` line are written back (an artifact whose decompressed bytes are unchanged
 //!   is left untouched, so `git diff` shows exactly what a rebuild changed); without a
@@ -17,11 +18,50 @@
 //! - `OUT_DIR/kernel_registry.rs` is generated: a `static` slice of
 //!   [`ModuleArtifacts`](crate::ModuleArtifacts) embedding every artifact, for the crate
 //!   to `include!`.
+//!
+//! # Kernels of a downstream crate
+//!
+//! A crate with CuTe kernels of its own declares them as [`Module`]s in its `build.rs` and
+//! calls [`build_crate`], which runs the same scheme and generates, per module, a header
+//! (`#include FERROCUTE_MODULE_HEADER`: [`Header`] constants, layout types rendered from
+//! `ferrocute-layout`, and the `extern "C"` prototype of each [`Kernel`]) and
+//! `OUT_DIR/<module>.rs`: a launcher struct whose methods check every argument (buffer
+//! lengths from [`SizeExpr`]s of the dimensions, contexts, integer ranges, grid limits)
+//! and return `ferrocute::kernel::Error` instead of launching with bad input.
+//!
+//! ```no_run
+//! // build.rs of a crate with `kernels/scale.cu` and `ferrocute-kernels` as a
+//! // build-dependency (and `ferrocute` as a dependency)
+//! use ferrocute_kernels::build::{build_crate, dim, Elem, Folders, Header, Kernel, Module};
+//! let scale = Module::new("scale", "scale.cu")
+//!     .header(Header::new().constant("THREADS", 256))
+//!     .kernel(
+//!         Kernel::new("scale_f32")
+//!             .input("x", Elem::F32, dim("n"))
+//!             .output("y", Elem::F32, dim("n"))
+//!             .dim("n", Elem::I32)
+//!             .scalar("alpha", Elem::F32)
+//!             .block([256, 1, 1])
+//!             .grid([dim("n").div_ceil(256), 1.into(), 1.into()]),
+//!     );
+//! build_crate(&[scale], &Folders::for_crate("kernels", "artifacts"));
+//! // src/main.rs: include!(concat!(env!("OUT_DIR"), "/scale.rs"));
+//! //              Scale::new(stream)?.scale_f32(&x, &mut y, n, 2.0)?;
+//! ```
 
 mod compile;
+mod header;
+mod kernel;
+mod launcher;
 mod manifest;
+mod module;
+mod size;
 mod toolchain;
 
+pub use header::Header;
+pub use kernel::{Elem, Kernel, Param};
+pub use module::{build_crate, Module, CRATE_REBUILD_ENV, MODULE_HEADER_MACRO};
+pub use size::{dim, SizeExpr};
 pub use toolchain::Toolchain;
 
 use crate::artifact::Target;
@@ -81,84 +121,128 @@ pub const NVCC_FLAGS: &[&str] = &[
 /// beside nvcc): an older CUDA's ptxas gives cubins that older drivers load.
 pub const PTXAS_ENV: &str = "PTXAS";
 
-/// Environment variable that forces every module to be rebuilt.
+/// Environment variable that forces every module of ferrocute's own ([`build`]) to be
+/// rebuilt; downstream crates have [`CRATE_REBUILD_ENV`].
 pub const REBUILD_ENV: &str = "FERROCUTE_REBUILD_KERNELS";
 
 /// Renders, checks, (re)builds when needed, and writes `OUT_DIR/kernel_registry.rs`.
 /// Prints cargo's `rerun-if` lines. Panics (a build error) with what to do when a module's
 /// sources changed and no toolchain is found.
 pub fn build(modules: &[KernelModule], dirs: &Folders) {
-    for v in [REBUILD_ENV, PTXAS_ENV, "NVCC", "CUDA_HOME", "CUTLASS_DIR"] {
+    println!("cargo:rerun-if-env-changed={REBUILD_ENV}");
+    let force = std::env::var_os(REBUILD_ENV).is_some_and(|v| v != "0");
+    let units: Vec<Unit> = modules.iter().map(Unit::of_registry).collect();
+    build_units(&units, dirs, force);
+    write_registry(modules, dirs);
+}
+
+/// A module as the pipeline sees it, with its header rendered: one of ferrocute's own
+/// ([`KernelModule`]) or a downstream crate's ([`Module`]).
+pub(crate) struct Unit<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) source: &'a str,
+    pub(crate) deps: Vec<&'a str>,
+    pub(crate) header_macro: &'a str,
+    pub(crate) header: String,
+    pub(crate) ptx_arch: &'static str,
+    pub(crate) ptx_isa: Option<&'a str>,
+    pub(crate) targets: &'a [Target],
+}
+
+impl Unit<'static> {
+    fn of_registry(m: &KernelModule) -> Unit<'static> {
+        Unit {
+            name: m.name,
+            source: m.source,
+            deps: m.deps.to_vec(),
+            header_macro: m.header_macro,
+            header: (m.header)(),
+            ptx_arch: m.ptx_arch,
+            ptx_isa: m.ptx_isa,
+            targets: m.targets,
+        }
+    }
+}
+
+/// Writes the headers, compares the hashes with the committed `MANIFEST` and rebuilds the
+/// stale modules (see the module documentation), every one when `force`.
+pub(crate) fn build_units(units: &[Unit], dirs: &Folders, force: bool) {
+    for v in [PTXAS_ENV, "NVCC", "CUDA_HOME", "CUTLASS_DIR"] {
         println!("cargo:rerun-if-env-changed={v}");
     }
     println!("cargo:rerun-if-changed={}", dirs.kernel_dir.display());
     println!("cargo:rerun-if-changed={}", dirs.artifact_dir.display());
-    check_every_file_owned(modules, &dirs.kernel_dir);
+    // Artifacts among the sources would enter the hashes they are checked against.
+    assert!(
+        !dirs.artifact_dir.starts_with(&dirs.kernel_dir),
+        "the artifact folder {} lies in the kernel folder {}: keep them apart",
+        dirs.artifact_dir.display(),
+        dirs.kernel_dir.display()
+    );
+    check_every_file_owned(units, &dirs.kernel_dir);
 
-    let hashes: Vec<String> = modules
+    let hashes: Vec<String> = units
         .iter()
         .map(|m| {
-            let header = (m.header)();
             let path = dirs.out_dir.join(format!("{}_configs.h", m.name));
-            std::fs::write(&path, &header).expect("write generated header");
-            manifest::module_hash(m, &dirs.kernel_dir, &header)
+            std::fs::write(&path, &m.header).expect("write generated header");
+            manifest::module_hash(m, &dirs.kernel_dir)
         })
         .collect();
     let mut committed = manifest::Manifest::read(&dirs.artifact_dir);
-    let force = std::env::var_os(REBUILD_ENV).is_some_and(|v| v != "0");
-    let stale: Vec<&KernelModule> = modules
+    let stale: Vec<(&Unit, &String)> = units
         .iter()
         .zip(&hashes)
         .filter(|(m, h)| force || committed.module_hash(m.name) != Some(h.as_str()))
-        .map(|(m, _)| m)
         .collect();
-
-    if !stale.is_empty() {
-        let names: Vec<&str> = stale.iter().map(|m| m.name).collect();
-        let tc =
-            Toolchain::find().unwrap_or_else(|why| {
-                panic!(
-                "kernel modules {names:?}: {} changed since the committed artifacts in {} were \
-                 built, and they cannot be rebuilt: {why}. Set NVCC (or CUDA_HOME) and \
-                 CUTLASS_DIR (the folder holding include/cute), or restore the sources.",
-                if force { "a rebuild was asked for, or sources" } else { "the sources" },
-                dirs.artifact_dir.display()
-            )
-            });
-        // One nvcc per module, side by side: the largest module alone takes most of a rebuild.
-        let built: Vec<Vec<(String, Vec<u8>)>> = std::thread::scope(|s| {
-            let jobs: Vec<_> = stale
-                .iter()
-                .map(|m| s.spawn(|| compile::module(m, dirs, &tc)))
-                .collect();
-            jobs.into_iter()
-                .map(|j| j.join().expect("nvcc job"))
-                .collect()
-        });
-        for (m, files) in stale.iter().zip(built) {
-            for (file, bytes) in files {
-                let digest = compile::store(&dirs.artifact_dir, &file, &bytes, &tc.zstd);
-                committed.set_artifact(&file, &digest);
-            }
-            let h = &hashes[modules.iter().position(|x| x.name == m.name).unwrap()];
-            committed.set_module(m.name, h);
-        }
-        committed.set_tools(&tc.version, &tc.ptxas_version);
-        committed.write(&dirs.artifact_dir);
-        println!(
-            "cargo:warning=rebuilt kernel modules {names:?} with {} and ptxas {} into {}",
-            tc.version,
-            tc.ptxas_version,
-            dirs.artifact_dir.display()
-        );
+    if stale.is_empty() {
+        return;
     }
-    write_registry(modules, dirs);
+    let names: Vec<&str> = stale.iter().map(|(m, _)| m.name).collect();
+    let tc = Toolchain::find().unwrap_or_else(|why| {
+        panic!(
+            "kernel modules {names:?}: {} changed since the committed artifacts in {} were \
+             built, and they cannot be rebuilt: {why}. Set NVCC (or CUDA_HOME) and \
+             CUTLASS_DIR (the folder holding include/cute), or restore the sources.",
+            if force {
+                "a rebuild was asked for, or sources"
+            } else {
+                "the sources"
+            },
+            dirs.artifact_dir.display()
+        )
+    });
+    // One nvcc per module, side by side: the largest module alone takes most of a rebuild.
+    let built: Vec<Vec<(String, Vec<u8>)>> = std::thread::scope(|s| {
+        let jobs: Vec<_> = stale
+            .iter()
+            .map(|(m, _)| s.spawn(|| compile::module(m, dirs, &tc)))
+            .collect();
+        jobs.into_iter()
+            .map(|j| j.join().expect("nvcc job"))
+            .collect()
+    });
+    for ((m, h), files) in stale.iter().zip(built) {
+        for (file, bytes) in files {
+            let digest = compile::store(&dirs.artifact_dir, &file, &bytes, &tc.zstd);
+            committed.set_artifact(&file, &digest);
+        }
+        committed.set_module(m.name, h);
+    }
+    committed.set_tools(&tc.version, &tc.ptxas_version);
+    committed.write(&dirs.artifact_dir);
+    println!(
+        "cargo:warning=rebuilt kernel modules {names:?} with {} and ptxas {} into {}",
+        tc.version,
+        tc.ptxas_version,
+        dirs.artifact_dir.display()
+    );
 }
 
 /// Panics if a file of the kernel folder belongs to no module.
-fn check_every_file_owned(modules: &[KernelModule], dir: &Path) {
+fn check_every_file_owned(units: &[Unit], dir: &Path) {
     for file in manifest::files_under(dir, "") {
-        let owned = modules.iter().any(|m| {
+        let owned = units.iter().any(|m| {
             m.deps
                 .iter()
                 .any(|d| file == *d || (d.ends_with('/') && file.starts_with(d)))
