@@ -32,11 +32,13 @@
 //! within its declared size and no other memory, as one does when writing an `extern`
 //! binding.
 
+mod device_engine;
 mod error;
 mod launch;
 pub(crate) mod load;
 mod module;
 
+pub use device_engine::Device;
 pub use error::Error;
 pub use launch::{check_len, launch, same_context, Arg, ArgType, LaunchDims};
 pub use module::{Function, Module};
