@@ -50,6 +50,15 @@ pub enum Condition {
     TooLarge,
     /// A shape or stride of zero where CuTe needs a positive integer.
     ZeroShape,
+    /// upcast: a stride neither divides nor is a multiple of the factor (`a` = stride,
+    /// `b` = factor).
+    UpcastDivisibility,
+    /// An atom does not fit its tiling (`a`, `b` = the sizes that must divide: what is
+    /// tiled, the atom's).
+    AtomDoesNotDivide,
+    /// The operand is not one of the tiled operation's (A, B, C of a TiledMMA; S, D and
+    /// retile of a TiledCopy).
+    WrongOperand,
 }
 
 impl Condition {
@@ -74,6 +83,9 @@ impl Condition {
             Condition::SwizzledOperand => "not defined for a swizzled (composed) layout",
             Condition::TooLarge => "result too large for a layout value",
             Condition::ZeroShape => "shape must be positive",
+            Condition::UpcastDivisibility => "upcast divisibility condition violated: a stride neither divides nor is a multiple of the factor",
+            Condition::AtomDoesNotDivide => "the atom's threads or values do not divide the tiling's",
+            Condition::WrongOperand => "not an operand of this tiled operation",
         }
     }
 
@@ -95,9 +107,12 @@ impl Condition {
             Condition::ZipRankMismatch => ("block mode rank", "tiler mode rank"),
             Condition::RankMismatch => ("rank", "expected rank"),
             Condition::ZeroShape => ("shape", "mode"),
-            Condition::NotCongruent | Condition::SwizzledOperand | Condition::TooLarge => {
-                return None
-            }
+            Condition::UpcastDivisibility => ("stride", "factor"),
+            Condition::AtomDoesNotDivide => ("tiled", "atom"),
+            Condition::NotCongruent
+            | Condition::SwizzledOperand
+            | Condition::TooLarge
+            | Condition::WrongOperand => return None,
         })
     }
 }
