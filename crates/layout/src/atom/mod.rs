@@ -70,3 +70,11 @@ use crate::value::Value;
 
 /// A layout and an offset (a thread's partition and where it starts).
 pub type Res2 = Result<(Value, usize), LayoutError>;
+
+/// A partition of the layout inside `l`, given `l`'s swizzle and offset back.
+const fn swizzled(l: &Value, r: Res2) -> Res2 {
+    match r {
+        Ok((v, off)) => Ok((l.with_inner(&v), off)),
+        Err(e) => Err(e),
+    }
+}

@@ -62,7 +62,10 @@ impl<Atom: MmaAtom, L: Operand<Kind = Static>, P: Operand<Kind = Static>> TiledM
     /// CuTe's `get_slice(thr_idx).partition_A(tensor)` on the layout `l` (`(M,K,...)`):
     /// thread `thr_idx`'s `(MMA,MMA_M,MMA_K,...)` layout and the offset of its first value.
     ///
-    /// @pre `rank(l) >= 2`, `l` is not swizzled, `thr_idx < size(THR_LAYOUT_VMNK)`.
+    /// A swizzled `l` (`Sw ∘ off ∘ L`) keeps its swizzle and the offset goes inside it:
+    /// value `i` is at `Sw(off + offset + L'(i))` (see [`TiledMmaDesc::partition`]).
+    ///
+    /// @pre `rank(l) >= 2`, `thr_idx < size(THR_LAYOUT_VMNK)`.
     pub fn partition_a<T: Operand>(&self, l: T, thr_idx: usize) -> PartitionOut<Self, PartA, T> {
         partition::<Self, PartA, T>(l, thr_idx)
     }

@@ -4,6 +4,8 @@
 use super::copy::{upcast, CopyAtom, CopyOp};
 use super::element::Element;
 use super::Res2;
+#[cfg(doc)]
+use super::TiledMmaDesc;
 use crate::algebra::{self as a, err, Res};
 use crate::error::{Condition, LayoutError};
 use crate::tup::Tup;
@@ -132,13 +134,14 @@ impl TiledCopyDesc {
     }
 
     /// CuTe's `get_slice(thr_idx).partition_S/D(tensor)` on a layout: the values thread
-    /// `thr_idx` copies, `(CPY,CPY_M,CPY_N,...)`, and the offset of its first one.
+    /// `thr_idx` copies, `(CPY,CPY_M,CPY_N,...)`, and the offset of its first one; a
+    /// swizzled `l` keeps its swizzle, as in [`TiledMmaDesc::partition`].
     ///
     /// @pre `rank(l) >= rank(tiler)`; `thr_idx < size<0>(layout_tv)`.
     pub const fn partition(&self, side: CopySide, l: &Value, thr_idx: usize) -> Res2 {
-        let f = tri!(self.tidfrg(side, l));
+        let f = tri!(self.tidfrg(side, &l.inner()));
         let c = Tup::tuple(&[Tup::leaf(thr_idx), Tup::free(), a::frees(l.rank())]);
-        a::slice_and_offset(&c, &f)
+        super::swizzled(l, a::slice_and_offset(&c, &f))
     }
 
     /// CuTe's `retile(tensor)`: a thread's fragment `(V,Rest...)` (say, from a tiled MMA's

@@ -104,7 +104,10 @@ impl<Op: CopyOp, T: Element, S: TvSource> TiledCopy<Op, T, S> {
     /// CuTe's `get_slice(thr_idx).partition_S(tensor)` on the layout `l`: thread
     /// `thr_idx`'s `(CPY,CPY_M,CPY_N,...)` layout and the offset of its first value.
     ///
-    /// @pre `rank(l) >= rank(tiler)`, `l` is not swizzled.
+    /// A swizzled `l` keeps its swizzle, the offset going inside it (see
+    /// [`TiledMmaDesc::partition`](super::TiledMmaDesc::partition)).
+    ///
+    /// @pre `rank(l) >= rank(tiler)`, `thr_idx < size<0>(layout_tv)`.
     pub fn partition_s<L: Operand>(&self, l: L, thr_idx: usize) -> PartitionOut<Self, PartS, L> {
         partition::<Self, PartS, L>(l, thr_idx)
     }

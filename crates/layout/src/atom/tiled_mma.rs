@@ -182,17 +182,21 @@ impl TiledMmaDesc {
     }
 
     /// CuTe's `get_slice(thr_idx).partition_A/B/C(tensor)` on a layout: the values thread
-    /// `thr_idx` holds, `(FrgV,Rest0,Rest1,...)`, and the offset of its first one.
+    /// `thr_idx` holds, `(FrgV,Rest0,Rest1,...)`, and the offset of its first one. A
+    /// swizzled `l = Sw ∘ off ∘ L` gives `Sw ∘ off ∘ L'`, and the offset then goes inside
+    /// the swizzle: value `i` is at `Sw(off + offset + L'(i))` (CuTe folds it into the
+    /// composed layout's offset).
     ///
     /// @pre `rank(l) >= 2`; `thr_idx < size(thr_layout_vmnk)` (larger indices wrap, as in
     ///      CuTe).
     pub const fn partition(&self, op: MmaOperand, l: &Value, thr_idx: usize) -> Res2 {
-        let f = tri!(self.thrfrg(op, l));
+        let f = tri!(self.thrfrg(op, &l.inner()));
         let (i, j, _) = op.modes();
         let c = tri!(thread_coord(&self.thr_layout_vmnk, thr_idx));
         let thr = Tup::pair(&c.get(0), &Tup::pair(&c.get(i + 1), &c.get(j + 1)));
         let rest = crate::algebra::frees(f.mode(1).mode(1).rank());
-        a::slice_and_offset(&Tup::pair(&thr, &Tup::pair(&Tup::free(), &rest)), &f)
+        let c = Tup::pair(&thr, &Tup::pair(&Tup::free(), &rest));
+        super::swizzled(l, a::slice_and_offset(&c, &f))
     }
 }
 

@@ -206,30 +206,35 @@ pub fn cases() -> Vec<(&'static str, Build)> {
             tiled_mma(r, &m);
             r.part("partC (64,8):(1,64) t77", m.partition_c(layout!((64,8):(1,64)), 77), Desc::Mma(m.desc()), PartC::PART, layout!((64,8):(1,64)), 77);
             r.part("partA (64,64):(64,1) t5", m.partition_a(layout!((64,64):(64,1)), 5), Desc::Mma(m.desc()), PartA::PART, layout!((64,64):(64,1)), 5);
+            r.part("partB Sw<3,4,3> o ((8,1),(64,1)):((64,512),(1,0)) t100", m.partition_b(composition(Swizzle::<3,4,3>, layout!(((8,1),(64,1)):((64,512),(1,0)))), 100), Desc::Mma(m.desc()), PartB::PART, composition(Swizzle::<3,4,3>, layout!(((8,1),(64,1)):((64,512),(1,0)))), 100);
         }),
         ("gmma_ss1", |r: &mut Rec| {
             let m = make_tiled_mma(SM90_64xNx16_F32BF16BF16_SS::<16>, layout!((1,1,1):(0,0,0)), ());
             tiled_mma(r, &m);
             r.part("partC (64,16):(1,64) t77", m.partition_c(layout!((64,16):(1,64)), 77), Desc::Mma(m.desc()), PartC::PART, layout!((64,16):(1,64)), 77);
             r.part("partA (64,64):(64,1) t5", m.partition_a(layout!((64,64):(64,1)), 5), Desc::Mma(m.desc()), PartA::PART, layout!((64,64):(64,1)), 5);
+            r.part("partB Sw<3,4,3> o ((8,2),(64,1)):((64,512),(1,0)) t100", m.partition_b(composition(Swizzle::<3,4,3>, layout!(((8,2),(64,1)):((64,512),(1,0)))), 100), Desc::Mma(m.desc()), PartB::PART, composition(Swizzle::<3,4,3>, layout!(((8,2),(64,1)):((64,512),(1,0)))), 100);
         }),
         ("gmma_ss2", |r: &mut Rec| {
             let m = make_tiled_mma(SM90_64xNx16_F32BF16BF16_SS::<64>, layout!((1,1,1):(0,0,0)), ());
             tiled_mma(r, &m);
             r.part("partC (64,64):(1,64) t77", m.partition_c(layout!((64,64):(1,64)), 77), Desc::Mma(m.desc()), PartC::PART, layout!((64,64):(1,64)), 77);
             r.part("partA (64,64):(64,1) t5", m.partition_a(layout!((64,64):(64,1)), 5), Desc::Mma(m.desc()), PartA::PART, layout!((64,64):(64,1)), 5);
+            r.part("partB Sw<3,4,3> o ((8,8),(64,1)):((64,512),(1,0)) t100", m.partition_b(composition(Swizzle::<3,4,3>, layout!(((8,8),(64,1)):((64,512),(1,0)))), 100), Desc::Mma(m.desc()), PartB::PART, composition(Swizzle::<3,4,3>, layout!(((8,8),(64,1)):((64,512),(1,0)))), 100);
         }),
         ("gmma_ss3", |r: &mut Rec| {
             let m = make_tiled_mma(SM90_64xNx16_F32BF16BF16_SS::<128>, layout!((1,1,1):(0,0,0)), ());
             tiled_mma(r, &m);
             r.part("partC (64,128):(1,64) t77", m.partition_c(layout!((64,128):(1,64)), 77), Desc::Mma(m.desc()), PartC::PART, layout!((64,128):(1,64)), 77);
             r.part("partA (64,64):(64,1) t5", m.partition_a(layout!((64,64):(64,1)), 5), Desc::Mma(m.desc()), PartA::PART, layout!((64,64):(64,1)), 5);
+            r.part("partB Sw<3,4,3> o ((8,16),(64,1)):((64,512),(1,0)) t100", m.partition_b(composition(Swizzle::<3,4,3>, layout!(((8,16),(64,1)):((64,512),(1,0)))), 100), Desc::Mma(m.desc()), PartB::PART, composition(Swizzle::<3,4,3>, layout!(((8,16),(64,1)):((64,512),(1,0)))), 100);
         }),
         ("gmma_ss4", |r: &mut Rec| {
             let m = make_tiled_mma(SM90_64xNx16_F32BF16BF16_SS::<256>, layout!((1,1,1):(0,0,0)), ());
             tiled_mma(r, &m);
             r.part("partC (64,256):(1,64) t77", m.partition_c(layout!((64,256):(1,64)), 77), Desc::Mma(m.desc()), PartC::PART, layout!((64,256):(1,64)), 77);
             r.part("partA (64,64):(64,1) t5", m.partition_a(layout!((64,64):(64,1)), 5), Desc::Mma(m.desc()), PartA::PART, layout!((64,64):(64,1)), 5);
+            r.part("partB Sw<3,4,3> o ((8,32),(64,1)):((64,512),(1,0)) t100", m.partition_b(composition(Swizzle::<3,4,3>, layout!(((8,32),(64,1)):((64,512),(1,0)))), 100), Desc::Mma(m.desc()), PartB::PART, composition(Swizzle::<3,4,3>, layout!(((8,32),(64,1)):((64,512),(1,0)))), 100);
         }),
         ("gmma_rs0", |r: &mut Rec| {
             let m = make_tiled_mma(SM90_64xNx16_F32BF16BF16_RS::<64>, layout!((2,1,1):(1,0,0)), ());
@@ -269,6 +274,7 @@ pub fn cases() -> Vec<(&'static str, Build)> {
             tiled_copy(r, &c, true);
             r.part("partS (64,64):(64,1) t100", c.partition_s(layout!((64,64):(64,1)), 100), Desc::Copy(c.desc()), PartS::PART, layout!((64,64):(64,1)), 100);
             r.part("partD (32,128):(128,1) t7", c.partition_d(layout!((32,128):(128,1)), 7), Desc::Copy(c.desc()), PartD::PART, layout!((32,128):(128,1)), 7);
+            r.part("partD Sw<3,3,3> o (64,64):(64,1) t45", c.partition_d(composition(Swizzle::<3,3,3>, layout!((64,64):(64,1))), 45), Desc::Copy(c.desc()), PartD::PART, composition(Swizzle::<3,3,3>, layout!((64,64):(64,1))), 45);
         }),
         ("copy4", |r: &mut Rec| {
             let c = make_tiled_copy(CopyAtom::<SM80_CP_ASYNC_CACHEALWAYS<U64>, F32>::new(), layout!((16,8):(1,16)), layout!((2,1):(1,0)));
@@ -280,6 +286,7 @@ pub fn cases() -> Vec<(&'static str, Build)> {
             tiled_copy(r, &c, true);
             r.part("partS (32,16):(16,1) t13", c.partition_s(layout!((32,16):(16,1)), 13), Desc::Copy(c.desc()), PartS::PART, layout!((32,16):(16,1)), 13);
             r.part("partD (32,16):(1,32) t13", c.partition_d(layout!((32,16):(1,32)), 13), Desc::Copy(c.desc()), PartD::PART, layout!((32,16):(1,32)), 13);
+            r.part("partS Sw<1,3,3> o (32,16):(16,1) t13", c.partition_s(composition(Swizzle::<1,3,3>, layout!((32,16):(16,1))), 13), Desc::Copy(c.desc()), PartS::PART, composition(Swizzle::<1,3,3>, layout!((32,16):(16,1))), 13);
         }),
         ("copy6", |r: &mut Rec| {
             let c = make_tiled_copy(CopyAtom::<SM75_U32x1_LDSM_N, Bf16>::new(), layout!((32,1):(1,0)), layout!((1,2):(0,1)));
@@ -301,6 +308,7 @@ pub fn cases() -> Vec<(&'static str, Build)> {
             let c = make_tiled_copy_a(CopyAtom::<SM75_U32x4_LDSM_N, Bf16>::new(), m);
             tiled_copy(r, &c, true);
             r.part("partS (32,64):(64,1) t33", c.partition_s(layout!((32,64):(64,1)), 33), Desc::Copy(c.desc()), PartS::PART, layout!((32,64):(64,1)), 33);
+            r.part("partS Sw<2,3,3> o (32,64):(64,1) t98", c.partition_s(composition(Swizzle::<2,3,3>, layout!((32,64):(64,1))), 98), Desc::Copy(c.desc()), PartS::PART, composition(Swizzle::<2,3,3>, layout!((32,64):(64,1))), 98);
             r.part("retile ((2,2,2),2,2):((1,2,4),8,16)", c.retile(layout!(((2,2,2),2,2):((1,2,4),8,16))), Desc::Copy(c.desc()), Retile::PART, layout!(((2,2,2),2,2):((1,2,4),8,16)), 0);
         }),
         ("copy_b0", |r: &mut Rec| {

@@ -1,6 +1,8 @@
 """The cases of the atoms oracle (see gen_atoms.py): each writes its C++ (CuTe) and its
 Rust (ferrocute) construction, the keys it prints and the C++ types it renders."""
 
+import re
+
 MAX_EVALS = 1024
 
 
@@ -47,8 +49,29 @@ def tma(kind, bits, elem, elem_cpp):
     return Op("%s<%d>" % (kind, bits), "Copy_Traits<%s, Int<%d>, TmaAux>" % (kind, bits), elem, elem_cpp, tma=True)
 
 
+SWIZZLED = re.compile(r"Sw<(\d+),(\d+),(\d+)> o (.*)")
+
+
 def rust_layout(n):
+    """A layout value in Rust; `Sw<b,m,s> o L` is swizzle composed with L."""
+    m = SWIZZLED.fullmatch(n)
+    if m:
+        return "composition(Swizzle::<%s,%s,%s>, layout!(%s))" % m.groups()
     return "layout!(%s)" % n
+
+
+def part_fn(n):
+    """The C++ printer of a partition: addresses only for a swizzled tensor."""
+    return "spart" if SWIZZLED.fullmatch(n) else "part"
+
+
+def cpp_obj(n):
+    """A layout object in C++, as rust_layout."""
+    m = SWIZZLED.fullmatch(n)
+    if m:
+        b, mm, sh, l = m.groups()
+        return "composition(Swizzle<%s,%s,%s>{}, %s{})" % (b, mm, sh, cpp_of(l))
+    return "%s{}" % cpp_of(n)
 
 
 class MmaAtomCase:
@@ -125,8 +148,8 @@ class MmaCase:
             'line("%s", "layout_b_tv", mma.get_layoutB_TV());' % i,
             'line("%s", "layout_c_tv", mma.get_layoutC_TV());' % i]
         for w, l, t in self.parts:
-            out.append('part("%s", "part%s %s t%d", mma.get_slice(%d).partition_%s(make_tensor(make_gmem_ptr(buf), %s{})));'
-                       % (i, w, l, t, t, w, cpp_of(l)))
+            out.append('%s("%s", "part%s %s t%d", mma.get_slice(%d).partition_%s(make_tensor(make_gmem_ptr(buf), %s)));'
+                       % (part_fn(l), i, w, l, t, t, w, cpp_obj(l)))
         return out
 
     def rust_perm(self):
@@ -176,8 +199,8 @@ class CopyCase:
             'line("%s", "layout_s_tv", cp.get_layoutS_TV());' % i,
             'line("%s", "layout_d_tv", cp.get_layoutD_TV());' % i]
         for w, l, t in self.parts:
-            out.append('part("%s", "part%s %s t%d", cp.get_slice(%d).partition_%s(make_tensor(make_gmem_ptr(buf), %s{})));'
-                       % (i, w, l, t, t, w, cpp_of(l)))
+            out.append('%s("%s", "part%s %s t%d", cp.get_slice(%d).partition_%s(make_tensor(make_gmem_ptr(buf), %s)));'
+                       % (part_fn(l), i, w, l, t, t, w, cpp_obj(l)))
         for l in self.retiles:
             out.append('part("%s", "retile %s", cp.get_slice(0).retile_S(make_tensor(make_gmem_ptr(buf), %s{})));'
                        % (i, l, cpp_of(l)))
@@ -268,7 +291,8 @@ def build():
             MmaCase("mma7", sm80s[2], "(1,4,1):(0,1,0)", None, [("C", "(16,64):(64,1)", 127)])]
     for k, n in enumerate((8, 16, 64, 128, 256)):
         mmas.append(MmaCase("gmma_ss%d" % k, gmma("F32BF16BF16", n, "SS"), "(1,1,1):(0,0,0)", None,
-                            [("C", "(64,%d):(1,64)" % n, 77), ("A", "(64,64):(64,1)", 5)]))
+                            [("C", "(64,%d):(1,64)" % n, 77), ("A", "(64,64):(64,1)", 5),
+                             ("B", "Sw<3,4,3> o ((8,%d),(64,1)):((64,512),(1,0))" % (n // 8), 100)]))
     mmas += [MmaCase("gmma_rs0", gmma("F32BF16BF16", 64, "RS"), "(2,1,1):(1,0,0)", None,
                      [("A", "(128,64):(64,1)", 200), ("C", "(128,64):(1,128)", 129)]),
              MmaCase("gmma_rs1", gmma("F32F16F16", 128, "RS"), "(1,1,1):(0,0,0)", None, [("A", "(64,32):(32,1)", 31)]),
@@ -280,13 +304,16 @@ def build():
                  [("S", "(64,64):(64,1)", 9), ("D", "(64,64):(1,64)", 127)], ["((8,1),4,1):((1,0),8,0)"]),
         CopyCase("copy1", ops[0], "(32,4):(1,32)", "(4,1):(1,0)", [("S", "(128,8):(1,128)", 33)]),
         CopyCase("copy2", ops[1], "(8,16):(16,1)", "(1,4):(0,1)", [("D", "(32,64):(64,1)", 17)]),
-        CopyCase("copy3", ops[3], "(32,4):(4,1)", "(1,8):(0,1)", [("S", "(64,64):(64,1)", 100), ("D", "(32,128):(128,1)", 7)]),
+        CopyCase("copy3", ops[3], "(32,4):(4,1)", "(1,8):(0,1)",
+                 [("S", "(64,64):(64,1)", 100), ("D", "(32,128):(128,1)", 7), ("D", "Sw<3,3,3> o (64,64):(64,1)", 45)]),
         CopyCase("copy4", ops[4], "(16,8):(1,16)", "(2,1):(1,0)", [("S", "(64,16):(1,64)", 21)]),
-        CopyCase("copy5", ops[9], "(32,1):(1,0)", "(1,8):(0,1)", [("S", "(32,16):(16,1)", 13), ("D", "(32,16):(1,32)", 13)]),
+        CopyCase("copy5", ops[9], "(32,1):(1,0)", "(1,8):(0,1)",
+                 [("S", "(32,16):(16,1)", 13), ("D", "(32,16):(1,32)", 13), ("S", "Sw<1,3,3> o (32,16):(16,1)", 13)]),
         CopyCase("copy6", ops[7], "(32,1):(1,0)", "(1,2):(0,1)", [("D", "(32,2):(2,1)", 30)]),
         CopyCase("copy7", ops[15], "(32,1):(1,0)", "(1,8):(0,1)", [("S", "(32,16):(1,32)", 3)]),
         CopyCase("copy8", ops[5], "(1,1):(0,0)", "(64,64):(1,64)", [("S", "(64,128):(1,64)", 0)]),
-        CopyMmaCase("copy_a0", ops[9], "A", mma221, [("S", "(32,64):(64,1)", 33)], ["((2,2,2),2,2):((1,2,4),8,16)"]),
+        CopyMmaCase("copy_a0", ops[9], "A", mma221,
+                    [("S", "(32,64):(64,1)", 33), ("S", "Sw<2,3,3> o (32,64):(64,1)", 98)], ["((2,2,2),2,2):((1,2,4),8,16)"]),
         CopyMmaCase("copy_b0", ops[8], "B", mma221, [("S", "(32,64):(64,1)", 64)], ["((2,2),4,4):((1,2),4,16)"]),
         CopyMmaCase("copy_b1", ops[11], "B", mma221, [("S", "(32,64):(1,32)", 5)]),
         CopyMmaCase("copy_c0", ops[14], "C", mma221, [("D", "(32,32):(32,1)", 127)], ["((2,2),1,2):((1,2),0,4)"]),
