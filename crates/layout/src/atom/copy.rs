@@ -101,24 +101,71 @@ pub struct CopyAtom<Op, T>(PhantomData<(Op, T)>);
 
 impl<Op: CopyOp, T: Element> CopyAtom<Op, T> {
     /// Logical thread id to thread index.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// type A = CopyAtom<SM75_U32x2_LDSM_N, F16>;
+    /// assert_eq!(A::THR_ID.to_string(), "32:1");
+    /// ```
     pub const THR_ID: Value = Op::THR_ID;
     /// `(thread, value) -> element` of the source (CuTe's `ValLayoutSrc`).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// type A = CopyAtom<SM75_U32x2_LDSM_N, F16>;
+    /// assert_eq!(A::VAL_LAYOUT_SRC.to_string(), "((16,2),8):((8,0),1)");
+    /// ```
     pub const VAL_LAYOUT_SRC: Value = recast(&Op::SRC_LAYOUT, &Op::THR_ID, T::BITS);
     /// `(thread, value) -> element` of the destination (CuTe's `ValLayoutDst`).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// type A = CopyAtom<SM75_U32x2_LDSM_N, F16>;
+    /// assert_eq!(A::VAL_LAYOUT_DST.to_string(), "(32,(2,2)):(2,(1,64))");
+    /// ```
     pub const VAL_LAYOUT_DST: Value = recast(&Op::DST_LAYOUT, &Op::THR_ID, T::BITS);
     /// `(thread, value) -> element` of the reference (CuTe's `ValLayoutRef`).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// type A = CopyAtom<SM75_U32x2_LDSM_N, F16>;
+    /// assert_eq!(A::VAL_LAYOUT_REF, A::VAL_LAYOUT_DST);
+    /// ```
     pub const VAL_LAYOUT_REF: Value = recast(&Op::REF_LAYOUT, &Op::THR_ID, T::BITS);
     /// Values per thread in the source (CuTe's `NumValSrc`).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// type A = CopyAtom<SM75_U32x2_LDSM_N, F16>;
+    /// assert_eq!(A::NUM_VAL_SRC, 8);
+    /// ```
     pub const NUM_VAL_SRC: usize = Self::VAL_LAYOUT_SRC.mode(1).size();
     /// Values per thread in the destination (CuTe's `NumValDst`).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// type A = CopyAtom<SM75_U32x2_LDSM_N, F16>;
+    /// assert_eq!(A::NUM_VAL_DST, 4);
+    /// ```
     pub const NUM_VAL_DST: usize = Self::VAL_LAYOUT_DST.mode(1).size();
 
     /// The atom for elements of type `T`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// const ATOM: CopyAtom<UniversalCopy<U128>, Bf16> = CopyAtom::new();
+    /// assert_eq!(core::mem::size_of_val(&ATOM), 0);
+    /// ```
     pub const fn new() -> Self {
         CopyAtom(PhantomData)
     }
 
     /// The C++ type: `cute::Copy_Atom<op,T>`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// assert_eq!(CopyAtom::<UniversalCopy<U32>, F32>::cpp_type(), "cute::Copy_Atom<cute::UniversalCopy<uint32_t>,float>");
+    /// ```
     pub fn cpp_type() -> String {
         format!("cute::Copy_Atom<{},{}>", Op::cpp_op(), T::CPP)
     }

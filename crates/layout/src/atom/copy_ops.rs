@@ -8,6 +8,12 @@ use crate::value::Value;
 macro_rules! warp_ops {
     ($($(#[$m:meta])* $name:ident: src $src:ident, dst $dst:ident, ref $rf:ident;)+) => {$(
         $(#[$m])*
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = concat!("use ferrocute_layout::atom::{CopyOp, ", stringify!($name), "};")]
+        #[doc = concat!("assert_eq!(", stringify!($name), "::THR_ID.to_string(), \"32:1\");")]
+        #[doc = concat!("assert_eq!(", stringify!($name), "::REF_LAYOUT, ", stringify!($name), "::", stringify!($rf), ");")]
+        #[doc = "```"]
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub struct $name;

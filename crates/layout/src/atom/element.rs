@@ -25,6 +25,11 @@ pub trait Element: sealed::Sealed + Copy + Default + 'static {
 macro_rules! elements {
     ($($(#[$m:meta])* $name:ident = $bits:literal, $cpp:literal;)+) => {$(
         $(#[$m])*
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = concat!("use ferrocute_layout::atom::{Element, ", stringify!($name), "};")]
+        #[doc = concat!("assert_eq!((", stringify!($name), "::BITS, ", stringify!($name), "::CPP), (", $bits, ", \"", $cpp, "\"));")]
+        #[doc = "```"]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub struct $name;
         impl sealed::Sealed for $name {}

@@ -50,6 +50,12 @@ const SM80_C_16X8: Value = layout("((4,8),(2,2)):((32,1),(16,8))");
 macro_rules! sm80_atoms {
     ($($(#[$m:meta])* $name:ident: $a:ty, $b:ty, $c:ty;)+) => {$(
         $(#[$m])*
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = concat!("use ferrocute_layout::atom::{MmaAtom, ", stringify!($name), "};")]
+        #[doc = concat!("assert_eq!(", stringify!($name), "::SHAPE_MNK.to_string(), \"(16,8,16)\");")]
+        #[doc = concat!("assert_eq!(", stringify!($name), "::cpp_op(), \"cute::", stringify!($name), "\");")]
+        #[doc = "```"]
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub struct $name;

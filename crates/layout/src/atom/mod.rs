@@ -69,6 +69,13 @@ use crate::error::LayoutError;
 use crate::value::Value;
 
 /// A layout and an offset (a thread's partition and where it starts).
+///
+/// ```
+/// use ferrocute_layout::atom::Res2;
+/// use ferrocute_layout::{Tup, Value};
+/// let r: Res2 = Ok((Value::layout(Tup::leaf(4), Tup::leaf(1)), 8));
+/// assert_eq!(r.unwrap().1, 8);
+/// ```
 pub type Res2 = Result<(Value, usize), LayoutError>;
 
 /// A partition of the layout inside `l`, given `l`'s swizzle and offset back.

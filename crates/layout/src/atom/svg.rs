@@ -115,3 +115,43 @@ pub fn svg_tiled_copy(copy: &TiledCopyDesc) -> Result<String, LayoutError> {
     ];
     Ok(svg_doc(&comments, sw + GAP + dw, sh, &format!("{gs}{gd}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::atom::*;
+    use crate::layout;
+
+    #[test]
+    fn gmma_64x256_draws_every_cell() {
+        let mma = make_tiled_mma(
+            SM90_64xNx16_F32BF16BF16_SS::<256>,
+            layout!((1,1,1):(0,0,0)),
+            (),
+        );
+        let svg = svg_tiled_mma(&mma.desc()).unwrap();
+        assert_eq!(svg.matches("<rect").count(), 64 * 16 + 16 * 256 + 64 * 256);
+        // A and B come from shared memory (every thread sees all of them: thread 0 is drawn);
+        // each thread holds 128 values of C.
+        assert_eq!(svg.matches(">T127</text>").count(), 128);
+        assert_eq!(svg.matches(">T0</text>").count(), 64 * 16 + 16 * 256 + 128);
+        assert_eq!(svg.matches("<g transform=").count(), 3);
+        assert!(svg.contains("<g transform=\"translate(0,"));
+    }
+
+    #[test]
+    fn copy_draws_source_beside_destination() {
+        let copy = make_tiled_copy(
+            CopyAtom::<SM75_U32x1_LDSM_N, F16>::new(),
+            layout!((32,1):(1,0)),
+            layout!((1,2):(0,1)),
+        );
+        let svg = svg_tiled_copy(&copy.desc()).unwrap();
+        assert_eq!(svg.matches("<rect").count(), 2 * 32 * 2);
+        // ldmatrix .x1: threads 0-7 give the 8 source rows (the others' addresses are
+        // unused: drawn as thread 0-7); every thread holds 2 values of the destination.
+        assert_eq!(svg.matches(">T31</text>").count(), 2);
+        assert_eq!(svg.matches(">T7</text>").count(), 8 + 2);
+        assert!(svg.starts_with("<!-- TiledCopy tile: (32,2) -->"));
+    }
+}

@@ -12,6 +12,13 @@ use crate::tup::Tup;
 use crate::value::Value;
 
 /// A copy atom on elements (CuTe's `Copy_Atom`) as plain values.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// let t = CopyTraits::of::<SM75_U32x4_LDSM_N, Bf16>();
+/// assert_eq!(t.src.to_string(), "(32,8):(8,1)");
+/// assert_eq!(t.reference, t.dst);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CopyTraits {
     /// Logical thread id to thread index.
@@ -26,6 +33,12 @@ pub struct CopyTraits {
 
 impl CopyTraits {
     /// The element layouts of `CopyAtom<Op, T>`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// const T: CopyTraits = CopyTraits::of::<UniversalCopy<U64>, F16>();
+    /// assert_eq!(T.src.to_string(), "(1,4):(0,1)");
+    /// ```
     pub const fn of<Op: CopyOp, T: Element>() -> CopyTraits {
         CopyTraits {
             thr_id: CopyAtom::<Op, T>::THR_ID,
@@ -37,6 +50,15 @@ impl CopyTraits {
 }
 
 /// Source or destination side of a copy.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+/// let copy = make_tiled_copy(CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+///     layout!((16,8):(8,1)), layout!((1,8):(0,1)));
+/// let d = copy.desc();
+/// assert_eq!(d.layout_tv(CopySide::S), d.layout_tv(CopySide::D));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CopySide {
     /// The source (`partition_S`, `get_layoutS_TV`).
@@ -46,6 +68,15 @@ pub enum CopySide {
 }
 
 /// CuTe's `TiledCopy<Copy_Atom, LayoutCopy_TV, Tiler_MN>` as values.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+/// let copy = make_tiled_copy(CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+///     layout!((16,8):(8,1)), layout!((1,8):(0,1)));
+/// let d = copy.desc();
+/// assert_eq!((d.layout_tv.to_string(), d.tiler.to_string()), ("((8,16),8):((128,1),16)".to_string(), "(16,64)".to_string()));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TiledCopyDesc {
     /// The atom's element layouts.
@@ -120,6 +151,16 @@ impl TiledCopyDesc {
     /// CuTe's `tidfrg_S/D(layout)`: `(M,N,...)` to `(Thr,FrgV,(RestM,RestN,...))`.
     ///
     /// @pre `rank(l) >= rank(tiler)`, `l` is not swizzled.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let copy = make_tiled_copy(CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+    ///     layout!((16,8):(8,1)), layout!((1,8):(0,1)));
+    /// let d = copy.desc();
+    /// let f = d.tidfrg(CopySide::S, &layout!((64,64):(64,1)).value()).unwrap();
+    /// assert_eq!(f.to_string(), "((8,16),(8,1),(4,1)):((8,64),(1,0),(1024,0))");
+    /// ```
     pub const fn tidfrg(&self, side: CopySide, l: &Value) -> Res {
         tri!(a::plain("tidfrg", l));
         let z = tri!(a::zipped_divide(l, &a::shape_tiler(&self.tiler)));
@@ -127,6 +168,15 @@ impl TiledCopyDesc {
     }
 
     /// CuTe's `get_layoutS_TV/D_TV()`: `(thread index, value) -> (m,n)` of the tile.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let copy = make_tiled_copy(CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+    ///     layout!((16,8):(8,1)), layout!((1,8):(0,1)));
+    /// let d = copy.desc();
+    /// assert_eq!(d.layout_tv(CopySide::S).unwrap().to_string(), "((8,16),(8,1)):((128,1),(16,0))");
+    /// ```
     pub const fn layout_tv(&self, side: CopySide) -> Res {
         let r = a::make_layout(&Tup::pair(&self.tiler, &Tup::leaf(1)));
         let f = tri!(self.tile2thrfrg(&r, side));
@@ -138,6 +188,16 @@ impl TiledCopyDesc {
     /// swizzled `l` keeps its swizzle, as in [`TiledMmaDesc::partition`].
     ///
     /// @pre `rank(l) >= rank(tiler)`; `thr_idx < size<0>(layout_tv)`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let copy = make_tiled_copy(CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+    ///     layout!((16,8):(8,1)), layout!((1,8):(0,1)));
+    /// let d = copy.desc();
+    /// let (p, off) = d.partition(CopySide::S, &layout!((64,64):(64,1)).value(), 9).unwrap();
+    /// assert_eq!((p.to_string(), off), ("((8,1),4,1):((1,0),1024,0)".to_string(), 72));
+    /// ```
     pub const fn partition(&self, side: CopySide, l: &Value, thr_idx: usize) -> Res2 {
         let f = tri!(self.tidfrg(side, &l.inner()));
         let c = Tup::tuple(&[Tup::leaf(thr_idx), Tup::free(), a::frees(l.rank())]);
@@ -149,6 +209,15 @@ impl TiledCopyDesc {
     ///
     /// @pre `l` is a per-thread fragment whose first `size<0>(l)` values are the first
     ///      values of `layout_tv`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let copy = make_tiled_copy_a(CopyAtom::<SM75_U32x4_LDSM_N, Bf16>::new(), mma);
+    /// let frag = layout!(((2,2,2),2,2):((1,2,4),8,16)).value();
+    /// assert_eq!(copy.desc().retile(&frag).unwrap().to_string(), "((8,1),2,2):((1,0),8,16)");
+    /// ```
     pub const fn retile(&self, l: &Value) -> Res {
         tri!(a::plain("retile", l));
         let v = l.mode(0).size();

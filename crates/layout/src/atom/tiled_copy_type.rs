@@ -17,6 +17,14 @@ use crate::value::Value;
 use core::marker::PhantomData;
 
 /// Where a tiled copy's thread-value layout and tile come from.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::Layout;
+/// type S = ThrVal<Layout!((32,4):(4,1)), Layout!((1,8):(0,1))>;
+/// assert_eq!(S::TILER.to_string(), "(32,32)");
+/// assert_eq!(S::LAYOUT_TV.to_string(), "((4,32),8):((256,1),32)");
+/// ```
 pub trait TvSource: Copy + Default {
     /// `(thread index, value) -> coordinate` of the tile.
     const LAYOUT_TV: Value;
@@ -26,6 +34,13 @@ pub trait TvSource: Copy + Default {
 
 /// `make_tiled_copy`'s source: threads `Thr` (`(m,n) -> thread`), each with a `Val` block
 /// (`(m,n) -> value`), raked together.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::Layout;
+/// type S = ThrVal<Layout!((8,16):(16,1)), Layout!((1,4):(0,1))>;
+/// assert_eq!(S::TILER.to_string(), "(8,64)");
+/// ```
 pub struct ThrVal<Thr, Val>(PhantomData<(Thr, Val)>);
 zst!(ThrVal<Thr, Val>);
 
@@ -44,6 +59,13 @@ impl<Thr: Operand<Kind = Static>, Val: Operand<Kind = Static>> ThrVal<Thr, Val> 
 
 /// `make_tiled_copy_A/B/C`'s source: what the threads of a tiled MMA `M` hold of operand
 /// `P` (one of [`PartA`], [`PartB`], [`PartC`]).
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::Layout;
+/// type Mma = TiledMma<SM80_16x8x16_F32BF16BF16F32_TN, Layout!((2,2,1):(1,2,0)), ()>;
+/// assert_eq!(<MmaTv<Mma, PartC> as TvSource>::TILER.to_string(), "(32,16)");
+/// ```
 pub struct MmaTv<M, P>(PhantomData<(M, P)>);
 zst!(MmaTv<M, P>);
 
@@ -65,6 +87,14 @@ impl<M: Tiled, P: super::PartOf> TvSource for MmaTv<M, P> {
 /// CuTe's `TiledCopy`: the atom `CopyAtom<Op, T>` tiled over the thread-value layout of
 /// `S` (a [`ThrVal`] from [`make_tiled_copy`], or an [`MmaTv`] from
 /// [`make_tiled_copy_a`] and friends). Zero-sized; its layouts are constants.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::Layout;
+/// type Copy = TiledCopy<SM80_CP_ASYNC_CACHEALWAYS<U128>, Bf16, ThrVal<Layout!((32,4):(4,1)), Layout!((1,8):(0,1))>>;
+/// assert_eq!(Copy::COPY.tiler.to_string(), "(32,32)");
+/// assert_eq!(core::mem::size_of::<Copy>(), 0);
+/// ```
 pub struct TiledCopy<Op, T, S>(PhantomData<(Op, T, S)>);
 zst!(TiledCopy<Op, T, S>);
 
@@ -75,6 +105,13 @@ impl<Op: CopyOp, T: Element, S: TvSource> Tiled for TiledCopy<Op, T, S> {
 impl<Op: CopyOp, T: Element, S: TvSource> TiledCopy<Op, T, S> {
     /// The description, computed by rustc (an atom that does not divide the tiling is a
     /// compile error).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::Layout;
+    /// type Copy = TiledCopy<SM75_U32x4_LDSM_N, Bf16, ThrVal<Layout!((32,1):(1,0)), Layout!((1,8):(0,1))>>;
+    /// assert_eq!(Copy::COPY.layout_tv.to_string(), "(32,8):(1,32)");
+    /// ```
     pub const COPY: TiledCopyDesc =
         match TiledCopyDesc::new(CopyTraits::of::<Op, T>(), &S::LAYOUT_TV, &S::TILER) {
             Ok(d) => d,
@@ -82,21 +119,51 @@ impl<Op: CopyOp, T: Element, S: TvSource> TiledCopy<Op, T, S> {
         };
 
     /// The description (for run-time use: partitions of dynamic layouts, pictures).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let copy = make_tiled_copy(CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+    ///     layout!((16,8):(8,1)), layout!((1,8):(0,1)));
+    /// assert_eq!(copy.desc().tiler, copy.tiler());
+    /// ```
     pub fn desc(&self) -> TiledCopyDesc {
         Self::COPY
     }
 
     /// CuTe's `Tiler_MN`: the tile's shape.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let copy = make_tiled_copy(CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+    ///     layout!((16,8):(8,1)), layout!((1,8):(0,1)));
+    /// assert_eq!(copy.tiler().to_string(), "(16,64)");
+    /// ```
     pub fn tiler(&self) -> Tup {
         Self::COPY.tiler
     }
 
     /// CuTe's `get_layoutS_TV()`: `(thread index, value) -> (m,n)` of the source.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let copy = make_tiled_copy(CopyAtom::<SM75_U32x4_LDSM_N, Bf16>::new(), layout!((32,1):(1,0)), layout!((1,8):(0,1)));
+    /// assert_eq!(copy.layout_s_tv().to_string(), "((8,4),((2,4),1)):((4,64),((32,1),0))");
+    /// ```
     pub fn layout_s_tv(&self) -> TvLayout<Self, PartS> {
         TvLayout::default()
     }
 
     /// CuTe's `get_layoutD_TV()`: `(thread index, value) -> (m,n)` of the destination.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let copy = make_tiled_copy(CopyAtom::<SM75_U32x4_LDSM_N, Bf16>::new(), layout!((32,1):(1,0)), layout!((1,8):(0,1)));
+    /// assert_eq!(copy.layout_d_tv().to_string(), "(32,(8,1)):(1,(32,0))");
+    /// ```
     pub fn layout_d_tv(&self) -> TvLayout<Self, PartD> {
         TvLayout::default()
     }
@@ -108,21 +175,56 @@ impl<Op: CopyOp, T: Element, S: TvSource> TiledCopy<Op, T, S> {
     /// [`TiledMmaDesc::partition`](super::TiledMmaDesc::partition)).
     ///
     /// @pre `rank(l) >= rank(tiler)`, `thr_idx < size<0>(layout_tv)`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let copy = make_tiled_copy(CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+    ///     layout!((16,8):(8,1)), layout!((1,8):(0,1)));
+    /// let (p, off) = copy.partition_s(layout!((64,64):(64,1)), 9);
+    /// assert_eq!((p.to_string(), off), ("((8,1),4,1):((1,0),1024,0)".to_string(), 72));
+    /// ```
     pub fn partition_s<L: Operand>(&self, l: L, thr_idx: usize) -> PartitionOut<Self, PartS, L> {
         partition::<Self, PartS, L>(l, thr_idx)
     }
 
     /// CuTe's `partition_D`; see [`TiledCopy::partition_s`].
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let copy = make_tiled_copy(CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+    ///     layout!((16,8):(8,1)), layout!((1,8):(0,1)));
+    /// let (p, off) = copy.partition_d(layout!((64,64):(1,64)), 127);
+    /// assert_eq!((p.to_string(), off), ("((8,1),4,1):((64,0),16,0)".to_string(), 3599));
+    /// ```
     pub fn partition_d<L: Operand>(&self, l: L, thr_idx: usize) -> PartitionOut<Self, PartD, L> {
         partition::<Self, PartD, L>(l, thr_idx)
     }
 
     /// CuTe's `retile_S/retile_D(tensor)` on a thread's fragment layout (offset 0).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let copy = make_tiled_copy_a(CopyAtom::<SM75_U32x4_LDSM_N, Bf16>::new(), mma);
+    /// let (frag, _) = copy.retile(layout!(((2,2,2),2,2):((1,2,4),8,16)));
+    /// assert_eq!(frag.to_string(), "((8,1),2,2):((1,0),8,16)");
+    /// ```
     pub fn retile<L: Operand>(&self, l: L) -> PartitionOut<Self, Retile, L> {
         partition::<Self, Retile, L>(l, 0)
     }
 
     /// The CuTe C++ type: `cute::TiledCopy<cute::Copy_Atom<op,T>,LayoutTV,Tiler>`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let copy = make_tiled_copy(CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+    ///     layout!((16,8):(8,1)), layout!((1,8):(0,1)));
+    /// assert!(copy.cpp_type().starts_with("cute::TiledCopy<cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>,cute::bfloat16_t>,cute::Layout<"));
+    /// ```
     pub fn cpp_type(&self) -> String {
         let d = &Self::COPY;
         format!(
@@ -186,7 +288,23 @@ copy_for_mma! {
     /// ```
     make_tiled_copy_a => PartA;
     /// CuTe's `make_tiled_copy_B(copy_atom, tiled_mma)`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::layout;
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let copy = make_tiled_copy_b(CopyAtom::<SM75_U32x2_LDSM_N, Bf16>::new(), mma);
+    /// assert_eq!(copy.tiler().to_string(), "(16,16)");
+    /// ```
     make_tiled_copy_b => PartB;
     /// CuTe's `make_tiled_copy_C(copy_atom, tiled_mma)`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::layout;
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let copy = make_tiled_copy_c(CopyAtom::<SM90_U32x2_STSM_N, F16>::new(), mma);
+    /// assert_eq!(copy.tiler().to_string(), "(32,16)");
+    /// ```
     make_tiled_copy_c => PartC;
 }

@@ -9,6 +9,13 @@ use crate::tup::{Tup, FLAG_FREE};
 use crate::value::{Value, ValueKind};
 
 /// An MMA atom's traits (CuTe's `MMA_Traits`) as plain values.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// let t = MmaTraits::of::<SM90_64xNx16_F32F16F16_SS<32>>();
+/// assert_eq!(t.shape_mnk.to_string(), "(64,32,16)");
+/// assert_eq!(t.layout_tv[2].to_string(), "((4,8,4),(2,2,4)):((128,1,16),(64,8,512))");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MmaTraits {
     /// `(M,N,K)` of one instruction.
@@ -21,6 +28,12 @@ pub struct MmaTraits {
 
 impl MmaTraits {
     /// The traits of atom `A`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// const T: MmaTraits = MmaTraits::of::<SM80_16x8x16_F16F16F16F16_TN>();
+    /// assert_eq!(T.thr_id.to_string(), "32:1");
+    /// ```
     pub const fn of<A: MmaAtom>() -> MmaTraits {
         MmaTraits {
             shape_mnk: A::SHAPE_MNK,
@@ -31,6 +44,14 @@ impl MmaTraits {
 }
 
 /// Operand of an MMA: which two of M, N, K span it, and which atom layout it takes.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+/// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+/// let d = mma.desc();
+/// assert_eq!(d.layout_tv(MmaOperand::A).unwrap(), mma.layout_a_tv().value());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MmaOperand {
     /// A, `(M,K)`.
@@ -53,6 +74,14 @@ impl MmaOperand {
 }
 
 /// CuTe's `TiledMMA<Atom, AtomLayoutMNK, PermutationMNK>` as values.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+/// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+/// let d = mma.desc();
+/// assert_eq!(d.thr_layout_vmnk.to_string(), "(32,2,2,1):(1,32,64,0)");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TiledMmaDesc {
     /// The atom's traits.
@@ -84,6 +113,15 @@ impl TiledMmaDesc {
     ///
     /// @pre `rank(thr_layout) <= 3`, `rank(permutation) <= 3`.
     /// @post `thr_layout_vmnk` has rank 4 and size `size(ThrID) * size(thr_layout)`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{Tup, Value};
+    /// let thr = Value::layout(Tup::flat(&[4, 1, 1]), Tup::flat(&[1, 0, 0]));
+    /// let perm = Value::tuple(Tup::EMPTY);
+    /// let d = TiledMmaDesc::new(MmaTraits::of::<SM80_16x8x16_F32BF16BF16F32_TN>(), &thr, &perm).unwrap();
+    /// assert_eq!(d.thr_layout_vmnk.to_string(), "(32,4,1,1):(1,32,0,0)");
+    /// ```
     pub const fn new(
         atom: MmaTraits,
         thr_layout: &Value,
@@ -108,6 +146,17 @@ impl TiledMmaDesc {
 
     /// CuTe's `permutation_mnk<I>()` as a tile layout: `_` becomes the atom's extent times
     /// the number of atoms along mode `i`.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)),
+    ///     (layout!((8,2,2):(1,16,8)), ferrocute_layout::C::<32>, ferrocute_layout::Free));
+    /// let d = mma.desc();
+    /// assert_eq!(d.permutation_mnk(0).to_string(), "(8,2,2):(1,16,8)");
+    /// assert_eq!(d.permutation_mnk(1).to_string(), "32:1");
+    /// assert_eq!(d.permutation_mnk(2).to_string(), "16:1");
+    /// ```
     pub const fn permutation_mnk(&self, i: usize) -> Value {
         match perm_part(&self.permutation, i) {
             Some(t) => t,
@@ -120,6 +169,14 @@ impl TiledMmaDesc {
     }
 
     /// CuTe's `tile_size_mnk<I>()`: the extent of the tiled MMA along M, N or K.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let d = mma.desc();
+    /// assert_eq!((d.tile_size_mnk(0), d.tile_size_mnk(1), d.tile_size_mnk(2)), (32, 16, 16));
+    /// ```
     pub const fn tile_size_mnk(&self, i: usize) -> usize {
         self.permutation_mnk(i).size()
     }
@@ -128,6 +185,15 @@ impl TiledMmaDesc {
     /// `((ThrV,(Thr0,Thr1)),(FrgV,(Rest0,Rest1,...)))`.
     ///
     /// @pre `rank(l) >= 2`, `l` is not swizzled.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let d = mma.desc();
+    /// let f = d.thrfrg(MmaOperand::C, &layout!((32,16):(1,32)).value()).unwrap();
+    /// assert_eq!(f.to_string(), "(((4,8),(2,2)),((2,2),(1,1))):(((64,1),(16,256)),((32,8),(0,0)))");
+    /// ```
     pub const fn thrfrg(&self, op: MmaOperand, l: &Value) -> Res {
         tri!(a::plain("thrfrg", l));
         let (i, j, k) = op.modes();
@@ -151,6 +217,15 @@ impl TiledMmaDesc {
 
     /// CuTe's `get_layoutA_TV/B_TV/C_TV()`: `(thread index, value) -> (m,k)` (resp.
     /// `(n,k)`, `(m,n)`) of the whole tile, column-major.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let d = mma.desc();
+    /// assert_eq!(d.layout_tv(MmaOperand::C).unwrap().to_string(),
+    ///     "((4,8,2,2),((2,2),(1,1))):((64,1,16,256),((32,8),(0,0)))");
+    /// ```
     pub const fn layout_tv(&self, op: MmaOperand) -> Res {
         let (i, j, _) = op.modes();
         let ext = Tup::flat(&[self.tile_size_mnk(i), self.tile_size_mnk(j)]);
@@ -189,6 +264,15 @@ impl TiledMmaDesc {
     ///
     /// @pre `rank(l) >= 2`; `thr_idx < size(thr_layout_vmnk)` (larger indices wrap, as in
     ///      CuTe).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let d = mma.desc();
+    /// let (p, off) = d.partition(MmaOperand::C, &layout!((64,64):(1,64)).value(), 5).unwrap();
+    /// assert_eq!((p.to_string(), off), ("((2,2),2,4):((64,8),32,1024)".to_string(), 129));
+    /// ```
     pub const fn partition(&self, op: MmaOperand, l: &Value, thr_idx: usize) -> Res2 {
         let f = tri!(self.thrfrg(op, &l.inner()));
         let (i, j, _) = op.modes();

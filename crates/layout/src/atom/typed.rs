@@ -15,6 +15,15 @@ use core::marker::PhantomData;
 
 /// A tiled MMA or tiled copy as values.
 // Both variants are large plain values built in `const`, where nothing can be boxed.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+/// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+/// let d = mma.desc();
+/// let desc = Desc::Mma(d);
+/// assert!(desc.layout_tv(Part::Copy(CopySide::S)).is_err());
+/// ```
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Desc {
@@ -25,6 +34,14 @@ pub enum Desc {
 }
 
 /// Which layout of a tiled operation: an MMA operand, a copy side, or a copy's retile.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+/// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+/// let d = mma.desc();
+/// assert_eq!(Desc::Mma(d).layout_tv(PartB::PART).unwrap(), mma.layout_b_tv().value());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {
     /// An MMA operand (A, B or C).
@@ -43,6 +60,14 @@ impl Desc {
     /// The thread-value layout of `part` (CuTe's `get_layoutA_TV`, ..., `get_layoutS_TV`).
     ///
     /// @pre `part` is A, B or C of an MMA, or S or D of a copy.
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let d = mma.desc();
+    /// assert_eq!(Desc::Mma(d).layout_tv(Part::Mma(MmaOperand::A)).unwrap(), mma.layout_a_tv().value());
+    /// ```
     pub const fn layout_tv(&self, part: Part) -> Res {
         match (self, part) {
             (Desc::Mma(m), Part::Mma(op)) => m.layout_tv(op),
@@ -53,6 +78,15 @@ impl Desc {
 
     /// Thread `thr_idx`'s partition of `l` (`partition_A`, ..., `partition_S`, `retile`;
     /// a retile's offset is 0).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let d = mma.desc();
+    /// let l = layout!((64,32):(1,64)).value();
+    /// assert_eq!(Desc::Mma(d).partition(PartA::PART, &l, 5).unwrap().1, 129);
+    /// ```
     pub const fn partition(&self, part: Part, l: &Value, thr_idx: usize) -> Res2 {
         match (self, part) {
             (Desc::Mma(m), Part::Mma(op)) => m.partition(op, l, thr_idx),
@@ -67,12 +101,24 @@ impl Desc {
 }
 
 /// A tiled operation type: its description as a constant.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+/// fn tile<T: Tiled>(_: T) -> bool { matches!(T::DESC, Desc::Mma(_)) }
+/// assert!(tile(make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((1,1,1):(0,0,0)), ())));
+/// ```
 pub trait Tiled: Copy + Default {
     /// The description, computed by rustc.
     const DESC: Desc;
 }
 
 /// Names a [`Part`] at the type level.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// assert_eq!(PartS::PART, Part::Copy(CopySide::S));
+/// ```
 pub trait PartOf: Copy + Default {
     /// The part.
     const PART: Part;
@@ -81,6 +127,11 @@ pub trait PartOf: Copy + Default {
 macro_rules! parts {
     ($($(#[$m:meta])* $name:ident = $part:expr;)+) => {$(
         $(#[$m])*
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = "use ferrocute_layout::atom::*;"]
+        #[doc = concat!("assert_eq!(", stringify!($name), "::PART, ", stringify!($part), ");")]
+        #[doc = "```"]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $name;
         impl PartOf for $name {
@@ -150,6 +201,16 @@ impl<T: Tiled, P: PartOf> core::fmt::Display for TvLayout<T, P> {
 /// The layout of one thread's partition of a layout `L` by a tiled operation: a static
 /// layout type when `L` is static (the layout does not depend on the thread; only the
 /// offset does), a run-time one otherwise.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+/// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+/// let d = mma.desc();
+/// let (p, _) = mma.partition_c(layout!((32,16):(1,32)), 0);
+/// assert_eq!(core::mem::size_of_val(&p), 0);
+/// assert_eq!(p.to_string(), "((2,2),1,1):((32,8),0,0)");
+/// ```
 pub struct Partition<T, P, L> {
     l: L,
     t: PhantomData<(T, P)>,
@@ -198,6 +259,16 @@ impl<T: Tiled, P: PartOf, L: Operand> core::fmt::Display for Partition<T, P, L> 
 
 /// What a partition returns: the layout (a type, or a checked run-time value) and the
 /// thread's offset.
+///
+/// ```
+/// use ferrocute_layout::atom::*;
+/// use ferrocute_layout::{layout, LayoutLike, Operand, Tup, Value};
+/// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+/// let d = mma.desc();
+/// let n = 32;
+/// let (p, off) = mma.partition_c(layout!(({n},16):(1,{n})), 33);
+/// assert_eq!((p.unwrap().to_string(), off), ("((2,2),1,1):((32,8),0,0)".to_string(), 80));
+/// ```
 pub type PartitionOut<T, P, L> = (
     <<L as Operand>::Kind as Kind>::Out<Partition<T, P, L>>,
     usize,
