@@ -201,6 +201,17 @@ pub fn cases() -> Vec<(&'static str, Build)> {
             tiled_mma(r, &m);
             r.part("partC (16,64):(64,1) t127", m.partition_c(layout!((16,64):(64,1)), 127), Desc::Mma(m.desc()), PartC::PART, layout!((16,64):(64,1)), 127);
         }),
+        ("mma8", |r: &mut Rec| {
+            let m = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,1,2):(1,0,2)), ());
+            tiled_mma(r, &m);
+            r.part("partA (32,32):(1,32) t100", m.partition_a(layout!((32,32):(1,32)), 100), Desc::Mma(m.desc()), PartA::PART, layout!((32,32):(1,32)), 100);
+            r.part("partC (32,8):(8,1) t100", m.partition_c(layout!((32,8):(8,1)), 100), Desc::Mma(m.desc()), PartC::PART, layout!((32,8):(8,1)), 100);
+        }),
+        ("mma9", |r: &mut Rec| {
+            let m = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2):(2,1)), (C::<16>, layout!((4,4):(4,1)),));
+            tiled_mma(r, &m);
+            r.part("partB (16,16):(16,1) t65", m.partition_b(layout!((16,16):(16,1)), 65), Desc::Mma(m.desc()), PartB::PART, layout!((16,16):(16,1)), 65);
+        }),
         ("gmma_ss0", |r: &mut Rec| {
             let m = make_tiled_mma(SM90_64xNx16_F32BF16BF16_SS::<8>, layout!((1,1,1):(0,0,0)), ());
             tiled_mma(r, &m);
