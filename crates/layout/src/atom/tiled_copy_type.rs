@@ -4,7 +4,6 @@
 use super::copy::{CopyAtom, CopyOp};
 use super::element::Element;
 use super::tiled_copy::{CopyTraits, TiledCopyDesc};
-use super::tiled_mma::MmaOperand;
 use super::typed::{
     partition, Desc, PartA, PartB, PartC, PartD, PartS, PartitionOut, Retile, Tiled, TvLayout,
 };
@@ -73,11 +72,7 @@ impl<M: Tiled, P: super::PartOf> TvSource for MmaTv<M, P> {
     const LAYOUT_TV: Value = <TvLayout<M, P> as Operand>::VALUE;
     const TILER: Tup = match (M::DESC, P::PART) {
         (Desc::Mma(m), super::Part::Mma(op)) => {
-            let (i, j) = match op {
-                MmaOperand::A => (0, 2),
-                MmaOperand::B => (1, 2),
-                MmaOperand::C => (0, 1),
-            };
+            let (i, j, _) = op.modes();
             Tup::flat(&[m.tile_size_mnk(i), m.tile_size_mnk(j)])
         }
         _ => crate::algebra::err("make_tiled_copy", crate::Condition::WrongOperand, 0, 0).raise(),

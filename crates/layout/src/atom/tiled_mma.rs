@@ -52,24 +52,23 @@ impl MmaTraits {
 /// let d = mma.desc();
 /// assert_eq!(d.layout_tv(MmaOperand::A).unwrap(), mma.layout_a_tv().value());
 /// ```
+// Constants rather than enum variants: a variant named `C` would make rustc spell the
+// crate's `C<N>` with its full path in diagnostics (the compile-fail tests' expected text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MmaOperand {
-    /// A, `(M,K)`.
-    A,
-    /// B, `(N,K)`.
-    B,
-    /// C, `(M,N)`.
-    C,
-}
+pub struct MmaOperand(u8);
 
 impl MmaOperand {
-    /// The MNK modes spanning the operand and the index of its atom layout.
-    const fn modes(self) -> (usize, usize, usize) {
-        match self {
-            MmaOperand::A => (0, 2, 0),
-            MmaOperand::B => (1, 2, 1),
-            MmaOperand::C => (0, 1, 2),
-        }
+    /// A, `(M,K)`.
+    pub const A: MmaOperand = MmaOperand(0);
+    /// B, `(N,K)`.
+    pub const B: MmaOperand = MmaOperand(1);
+    /// C, `(M,N)`.
+    pub const C: MmaOperand = MmaOperand(2);
+
+    /// The MNK modes spanning the operand (`(0,2)`, `(1,2)` or `(0,1)`) and the index of
+    /// its atom layout.
+    pub(crate) const fn modes(self) -> (usize, usize, usize) {
+        [(0, 2, 0), (1, 2, 1), (0, 1, 2)][self.0 as usize]
     }
 }
 
@@ -236,21 +235,20 @@ impl TiledMmaDesc {
         let idx = Value::layout(Tup::flat(&[vmnk.size(), 1]), Tup::flat(&[1, 0]));
         let thr2id = tri!(a::composition(&idx, &tri!(a::right_inverse(&full))));
         let thr = f.mode(0);
-        let thr = match op {
-            MmaOperand::C => thr,
-            // A ignores the N threads (B the M threads): broadcast them with stride 0.
-            _ => {
-                let (m, n) = (vmnk.mode(1).size(), vmnk.mode(2).size());
-                let d = if matches!(op, MmaOperand::A) {
-                    [1, 0]
-                } else {
-                    [0, 1]
-                };
-                let bcast = Value::layout(Tup::flat(&[m, n]), Tup::flat(&d));
-                let pair = thr.mode(1);
-                let p0 = tri!(a::composition(&pair.mode(0), &bcast));
-                Value::of_modes(&[thr.mode(0), Value::of_modes(&[p0, pair.mode(1)])])
-            }
+        // A ignores the N threads (B the M threads): they are broadcast with stride 0.
+        let thr = if op.0 == MmaOperand::C.0 {
+            thr
+        } else {
+            let (m, n) = (vmnk.mode(1).size(), vmnk.mode(2).size());
+            let d = if op.0 == MmaOperand::A.0 {
+                [1, 0]
+            } else {
+                [0, 1]
+            };
+            let bcast = Value::layout(Tup::flat(&[m, n]), Tup::flat(&d));
+            let pair = thr.mode(1);
+            let p0 = tri!(a::composition(&pair.mode(0), &bcast));
+            Value::of_modes(&[thr.mode(0), Value::of_modes(&[p0, pair.mode(1)])])
         };
         let thr = tri!(a::composition(&thr, &thr2id));
         Ok(Value::of_modes(&[thr, f.mode(1)]))
