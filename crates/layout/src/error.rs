@@ -62,6 +62,15 @@ pub enum Condition {
     /// recast: memory not aligned for the new element type (`a` = its size in bytes, `b` =
     /// the byte offset).
     Misaligned,
+    /// upcast: a stride neither divides nor is a multiple of the factor (`a` = stride,
+    /// `b` = factor).
+    UpcastDivisibility,
+    /// An atom does not fit its tiling (`a`, `b` = the sizes that must divide: what is
+    /// tiled, the atom's).
+    AtomDoesNotDivide,
+    /// The operand is not one of the tiled operation's (A, B, C of a TiledMMA; S, D and
+    /// retile of a TiledCopy).
+    WrongOperand,
 }
 
 impl Condition {
@@ -90,6 +99,9 @@ impl Condition {
             Condition::EngineTooShort => "the layout reaches past the end of the engine",
             Condition::SizeMismatch => "sizes differ",
             Condition::Misaligned => "not aligned for the element type",
+            Condition::UpcastDivisibility => "upcast divisibility condition violated: a stride neither divides nor is a multiple of the factor",
+            Condition::AtomDoesNotDivide => "the atom's threads or values do not divide the tiling's",
+            Condition::WrongOperand => "not an operand of this tiled operation",
         }
     }
 
@@ -115,9 +127,12 @@ impl Condition {
             Condition::EngineTooShort => ("cosize", "engine length"),
             Condition::SizeMismatch => ("size", "expected size"),
             Condition::Misaligned => ("element bytes", "byte offset"),
-            Condition::NotCongruent | Condition::SwizzledOperand | Condition::TooLarge => {
-                return None
-            }
+            Condition::UpcastDivisibility => ("stride", "factor"),
+            Condition::AtomDoesNotDivide => ("tiled", "atom"),
+            Condition::NotCongruent
+            | Condition::SwizzledOperand
+            | Condition::TooLarge
+            | Condition::WrongOperand => return None,
         })
     }
 }

@@ -24,7 +24,9 @@
 //! The crate has no CUDA dependency; `ferrocute` re-exports it beside its GEMM kernels.
 #![warn(missing_docs)]
 
+#[macro_use]
 pub mod algebra;
+pub mod atom;
 mod error;
 mod flat;
 mod int;

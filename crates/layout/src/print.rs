@@ -88,28 +88,21 @@ pub fn print_layout<L: LayoutLike>(l: &L) -> Result<String, LayoutError> {
 }
 
 /// One filled cell of a grid: its colour and one or two text lines.
-struct Cell {
-    fill: &'static str,
-    labels: Vec<String>,
+pub(crate) struct Cell {
+    pub(crate) fill: &'static str,
+    pub(crate) labels: Vec<String>,
 }
 
-/// An SVG grid of `rows x cols` cells (row-major in `cells`; `None` is left blank) with row
-/// indices on the left and column indices on top, after `comments`.
-fn svg_grid(comments: &[String], rows: usize, cols: usize, cells: &[Option<Cell>]) -> String {
+/// The SVG elements of a grid of `rows x cols` cells (row-major in `cells`; `None` is left
+/// blank) with row indices on the left and column indices on top, drawn from the origin;
+/// returns them with the grid's width and height.
+pub(crate) fn grid(rows: usize, cols: usize, cells: &[Option<Cell>]) -> (String, usize, usize) {
     let longest = cells.iter().flatten().flat_map(|c| &c.labels);
     let chars = longest.map(String::len).max().unwrap_or(1);
     // Cells widen for long labels (font-size 8 is about 5 px a character).
     let cw = CELL.max(5 * chars + 6);
     let (width, height) = ((cols + 1) * cw + CELL, (rows + 2) * CELL);
     let mut s = String::new();
-    for c in comments {
-        let _ = writeln!(s, "<!-- {c} -->");
-    }
-    let _ = writeln!(
-        s,
-        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" \
-         xmlns=\"http://www.w3.org/2000/svg\" font-family=\"monospace\">"
-    );
     let text = |s: &mut String, x: usize, y: usize, size: usize, t: &str| {
         let _ = writeln!(
             s,
@@ -150,8 +143,67 @@ fn svg_grid(comments: &[String], rows: usize, cols: usize, cells: &[Option<Cell>
             );
         }
     }
+    (s, width, height)
+}
+
+/// An SVG document of `width x height` holding `body`, after `comments`.
+pub(crate) fn svg_doc(comments: &[String], width: usize, height: usize, body: &str) -> String {
+    let mut s = String::new();
+    for c in comments {
+        let _ = writeln!(s, "<!-- {c} -->");
+    }
+    let _ = writeln!(
+        s,
+        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" \
+         xmlns=\"http://www.w3.org/2000/svg\" font-family=\"monospace\">"
+    );
+    s.push_str(body);
     s.push_str("</svg>\n");
     s
+}
+
+/// An SVG document of one grid (see [`grid`]).
+fn svg_grid(comments: &[String], rows: usize, cols: usize, cells: &[Option<Cell>]) -> String {
+    let (body, width, height) = grid(rows, cols, cells);
+    svg_doc(comments, width, height, &body)
+}
+
+/// The cells of an `m x n` tile (row-major) owned by the `(t, v)` of `tv`, which maps to
+/// column-major offsets of the tile; each labelled `T<t>`/`V<v>` and coloured by thread.
+/// A cell owned by several `(t, v)` shows the first in `v`-major order.
+pub(crate) fn tv_cells(
+    op: &'static str,
+    tv: &Value,
+    m: usize,
+    n: usize,
+) -> Result<Vec<Option<Cell>>, LayoutError> {
+    if tv.rank() != 2 {
+        return Err(LayoutError::new(op, Condition::RankMismatch, tv.rank(), 2));
+    }
+    let (threads, values) = (tv.mode(0).size(), tv.mode(1).size());
+    let mut cells: Vec<Option<Cell>> = (0..m * n).map(|_| None).collect();
+    for val in 0..values {
+        for t in 0..threads {
+            let off = offset(tv, threads, t, val);
+            if off >= m * n {
+                return Err(LayoutError::new(
+                    op,
+                    Condition::CoordinateMismatch,
+                    off,
+                    m * n,
+                ));
+            }
+            // `off` is column-major over (M,N); `cells` is row-major.
+            let slot = &mut cells[(off % m) * n + off / m];
+            if slot.is_none() {
+                *slot = Some(Cell {
+                    fill: PALETTE[t % PALETTE.len()],
+                    labels: vec![format!("T{t}"), format!("V{val}")],
+                });
+            }
+        }
+    }
+    Ok(cells)
 }
 
 /// An SVG picture of a rank-2 layout: one cell per coordinate `(m, n)` (row `m`, column
@@ -215,29 +267,8 @@ pub fn svg_layout_tv(tiler: &Tup, tv: &impl LayoutLike) -> Result<String, Layout
         ));
     }
     let (m, n) = (tiler.get(0).size(), tiler.get(1).size());
-    let (v, threads, values) = rank2(OP, tv)?;
-    let mut cells: Vec<Option<Cell>> = (0..m * n).map(|_| None).collect();
-    for val in 0..values {
-        for t in 0..threads {
-            let off = offset(&v, threads, t, val);
-            if off >= m * n {
-                return Err(LayoutError::new(
-                    OP,
-                    Condition::CoordinateMismatch,
-                    off,
-                    m * n,
-                ));
-            }
-            // `off` is column-major over (M,N); `cells` is row-major.
-            let slot = &mut cells[(off % m) * n + off / m];
-            if slot.is_none() {
-                *slot = Some(Cell {
-                    fill: PALETTE[t % PALETTE.len()],
-                    labels: vec![format!("T{t}"), format!("V{val}")],
-                });
-            }
-        }
-    }
+    let (v, _, _) = rank2(OP, tv)?;
+    let cells = tv_cells(OP, &v, m, n)?;
     let comments = [format!("Tile: {tiler}"), format!("  TV: {v}")];
     Ok(svg_grid(&comments, m, n, &cells))
 }

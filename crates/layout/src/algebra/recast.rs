@@ -6,16 +6,19 @@ use crate::error::Condition;
 use crate::tup::{Tup, MAX_NODES};
 use crate::value::Value;
 
-/// CuTe's `upcast<N>(layout)`: the layout over elements `n` times wider. A unit-stride mode
-/// keeps `1/n` of its shape; a mode of stride `d` takes `ceil(n/d)` of its elements per wide
-/// element and stride `ceil(d/n)`; a broadcast (stride 0) mode is kept.
+/// CuTe's `upcast<N>(layout)`: the layout over elements `n` times wider. A mode of stride
+/// `d` takes `ceil(n/d)` of its elements per wide element (a unit-stride mode keeps `1/n` of
+/// its shape) and gets stride `ceil(d/n)`; a broadcast (stride 0) mode is kept.
 ///
-/// @pre the layout is not swizzled; every shape divides by the elements merged from it.
+/// @pre the layout is not swizzled; every stride divides, or is a multiple of, `n`; every
+///      shape divides, or divides into, the elements merged from it (CuTe's `shape_div`).
 ///
 /// ```
 /// use ferrocute_layout::{algebra::upcast, Value, Tup};
 /// let l = Value::layout(Tup::flat(&[8, 4]), Tup::flat(&[1, 8]));
 /// assert_eq!(upcast(&l, 2).unwrap().to_string(), "(4,4):(1,4)");
+/// let bits = Value::layout(Tup::flat(&[32, 128]), Tup::flat(&[128, 1]));
+/// assert_eq!(upcast(&bits, 16).unwrap().to_string(), "(32,8):(8,1)");
 /// ```
 pub const fn upcast(l: &Value, n: usize) -> Res {
     tri!(plain("upcast", l));
@@ -28,11 +31,14 @@ pub const fn upcast(l: &Value, n: usize) -> Res {
         if d == 0 {
             (shape[k], stride[k]) = (s, 0);
         } else {
+            if !d.is_multiple_of(n) && !n.is_multiple_of(d) {
+                return Err(err("upcast", Condition::UpcastDivisibility, d, n));
+            }
             let merged = n.div_ceil(d);
-            if !s.is_multiple_of(merged) {
+            if !s.is_multiple_of(merged) && !merged.is_multiple_of(s) {
                 return Err(err("upcast", Condition::ShapeDivisibility, s, merged));
             }
-            (shape[k], stride[k]) = (s / merged, d.div_ceil(n));
+            (shape[k], stride[k]) = (s.div_ceil(merged), d.div_ceil(n));
         }
         k += 1;
     }

@@ -95,7 +95,7 @@ pub const fn make_layout_tv_layout(thr: &Value, val: &Value) -> Res {
 }
 
 /// `n` free coordinates `(_,_,...)`, or a single `_` for `n == 1` (CuTe's `repeat<n>(_)`).
-const fn frees(n: usize) -> Tup {
+pub(crate) const fn frees(n: usize) -> Tup {
     if n == 1 {
         return Tup::free();
     }
