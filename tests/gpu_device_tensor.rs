@@ -2,7 +2,7 @@
 //! kernel arguments. Run on a CUDA machine with `cargo test -- --ignored`.
 
 use ferrocute::kernel::{open, Device};
-use ferrocute::{layout, make_tensor, tuple, Condition, LayoutLike};
+use ferrocute::{layout, make_tensor, tuple, Condition};
 
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]

@@ -156,3 +156,23 @@ fn copy_checks_sizes() {
     let e = make_tensor(&src[..], layout!((4,2):(1,4))).unwrap_err();
     assert_eq!((e.condition, e.a, e.b), (Condition::EngineTooShort, 8, 6));
 }
+
+#[test]
+fn tiled_mma_partitions_of_c_cover_every_element_once() {
+    use ferrocute_layout::atom::*;
+    let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    let data: Vec<usize> = (0..64 * 64).collect();
+    let mut seen = vec![0u32; 64 * 64];
+    for thr in 0..128 {
+        let t = make_tensor(&data[..], layout!((64,64):(1,64))).unwrap();
+        let mine = t.partition::<_, PartC>(mma, thr);
+        assert_eq!(mine.size(), 64 * 64 / 128);
+        for &x in mine.iter() {
+            seen[x] += 1;
+        }
+    }
+    assert!(
+        seen.iter().all(|&n| n == 1),
+        "every element of C belongs to exactly one thread"
+    );
+}

@@ -231,13 +231,20 @@ impl<T, P, L> Partition<T, P, L> {
 
 impl<T: Tiled, P: PartOf, L: Operand> Operand for Partition<T, P, L> {
     type Kind = L::Kind;
-    const VALUE: Value = if <L::Kind as Kind>::STATIC {
-        match T::DESC.partition(P::PART, &L::VALUE, 0) {
-            Ok((v, _)) => v,
-            Err(e) => e.raise(),
+    const VALUE: Value = match Self::RESULT {
+        Ok(v) => v,
+        Err(e) => e.raise(),
+    };
+    const RESULT: Result<Value, LayoutError> = if <L::Kind as Kind>::STATIC {
+        match L::RESULT {
+            Ok(l) => match T::DESC.partition(P::PART, &l, 0) {
+                Ok((v, _)) => Ok(v),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
         }
     } else {
-        DYNAMIC
+        Ok(DYNAMIC)
     };
     fn try_value(&self) -> Result<Value, LayoutError> {
         if <L::Kind as Kind>::STATIC {

@@ -6,6 +6,9 @@
 //! dynamic offset).
 
 use super::Tensor;
+#[cfg(doc)]
+use crate::atom::{PartA, PartB, PartC, PartD, PartS};
+use crate::atom::{PartOf, Partition, Retile, Tiled};
 use crate::error::LayoutError;
 use crate::operand::expr::Expr;
 use crate::operand::int_tuple::IntTuple;
@@ -178,6 +181,47 @@ impl<E, L: LayoutLike> Tensor<E, L> {
             part,
             self.offset + outer::<L>(&self.layout, off),
         ))
+    }
+}
+
+impl<E, L: LayoutLike> Tensor<E, L> {
+    /// A tiled MMA's or copy's partition of this tensor for thread `thr`: CuTe's
+    /// `thr_mma.partition_A/B/C(tensor)` (`P` = [`PartA`], [`PartB`], [`PartC`]) and
+    /// `thr_copy.partition_S/D(tensor)` ([`PartS`], [`PartD`]); the layout is static when
+    /// this tensor's is (it does not depend on the thread, only the offset does).
+    ///
+    /// ```
+    /// use ferrocute_layout::atom::*;
+    /// use ferrocute_layout::{layout, make_tensor, LayoutLike};
+    /// let mma = make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN, layout!((2,2,1):(1,2,0)), ());
+    /// let c: Vec<u32> = (0..64 * 64).collect();
+    /// let t = make_tensor(&c[..], layout!((64,64):(64,1))).unwrap();
+    /// let mine = t.partition::<_, PartC>(mma, 127);
+    /// let (frag, off) = mma.partition_c(layout!((64,64):(64,1)), 127);
+    /// assert_eq!((mine.layout().to_string(), mine.offset()), (frag.to_string(), off));
+    /// assert_eq!(mine[0], c[off]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`Tensor::slice`].
+    pub fn partition<T: Tiled, P: PartOf>(
+        self,
+        _tiled: T,
+        thr: usize,
+    ) -> Out<L::Kind, E, Partition<T, P, L>> {
+        let off = self
+            .layout
+            .try_value()
+            .and_then(|v| T::DESC.partition(P::PART, &v, thr))
+            .map_or(0, |r| r.1);
+        let off = outer::<L>(&self.layout, off);
+        <L::Kind as Kind>::tensor(self.engine, Partition::new(self.layout), self.offset + off)
+    }
+
+    /// A tiled copy's `retile` of this tensor (a thread's fragment seen with the copy's
+    /// value layout).
+    pub fn retile<T: Tiled>(self, _tiled: T) -> Out<L::Kind, E, Partition<T, Retile, L>> {
+        <L::Kind as Kind>::tensor(self.engine, Partition::new(self.layout), self.offset)
     }
 }
 
