@@ -65,11 +65,16 @@ __device__ __forceinline__ EpiArgs epi_args(GemmParams const& p) {
                  p.bias_type, p.scale_axis, p.scale_type, p.scale_at, p.gated, p.m};
 }
 
-// x * sigmoid(z) in a form without cancellation: silu(x) = x s(x), and GELU's tanh form
-// 0.5 x (1 + tanh(u)) = x s(2u). -inf gives 0 (the limit; x / inf is NaN there).
+// x * sigmoid(z) in a form without cancellation or overflow: silu(x) = x s(x), and GELU's
+// tanh form 0.5 x (1 + tanh(u)) = x s(2u). With e = exp(-|z|) in [0, 1], 1 + e lies in
+// [1, 2], whose correctly rounded reciprocal has no special cases; an IEEE division there
+// still took its slow subroutine for most outputs of a GEMM (e underflows to 0 or a
+// denormal once |z| > 87), and x / (1 + exp(-z)) overflowed to a division by inf.
+// -inf gives 0 (the limit; -inf * 0 is NaN).
 __device__ __forceinline__ float epi_x_sigmoid(float x, float z) {
   if (isinf(x) && x < 0.f) return 0.f;
-  return x / (1.f + expf(-z));
+  const float e = expf(-fabsf(z));
+  return x * ((z >= 0.f ? 1.f : e) * __frcp_rn(1.f + e));
 }
 
 __device__ __forceinline__ float epi_silu(float x) { return epi_x_sigmoid(x, x); }
@@ -114,19 +119,87 @@ __device__ __forceinline__ float epi_gated(float gate, float up, int m, int n, E
   return epi_silu(epi_pre(gate, m, n, e)) * epi_pre(up, mu, nu, e);
 }
 
-// Where the gated element of the pair at (m, n) goes in D: half the index along the axis.
-__device__ __forceinline__ int2 epi_gated_out(int m, int n, int32_t gated) {
-  return gated == 2 ? make_int2(m / 2, n) : make_int2(m, n / 2);
+// A vector's values for rows [m, m + 8) of column n: its element n (axis N) or elements
+// m.. inside M (axis M); one switch on the type per 8 values.
+template <class T>
+__device__ __forceinline__ void epi_load8_as(float (&out)[8], const void* v, int32_t axis, int m,
+                                             int n, int mlim) {
+  const T* p = static_cast<const T*>(v);
+  if (axis == kAxisN) {
+    const float x = float(p[n]);
+    CUTE_UNROLL
+    for (int i = 0; i < 8; ++i) out[i] = x;
+  } else {
+    CUTE_UNROLL
+    for (int i = 0; i < 8; ++i) out[i] = m + i < mlim ? float(p[m + i]) : 0.f;
+  }
+}
+
+__device__ __forceinline__ void epi_load8(float (&out)[8], const void* v, int32_t axis,
+                                          int32_t type, int m, int n, int mlim) {
+  switch (type) {
+    case kVecBf16: epi_load8_as<__nv_bfloat16>(out, v, axis, m, n, mlim); break;
+    case kVecF16: epi_load8_as<__half>(out, v, axis, m, n, mlim); break;
+    default: epi_load8_as<float>(out, v, axis, m, n, mlim); break;
+  }
+}
+
+// epi_act on 8 values: one switch per 8 values, each case an unrolled loop of one activation.
+__device__ __forceinline__ void epi_act8(float (&x)[8], int32_t act) {
+  switch (act) {
+    case kActIdentity: break;
+    case kActRelu:
+      CUTE_UNROLL
+      for (int i = 0; i < 8; ++i) x[i] = epi_act(x[i], kActRelu);
+      break;
+    case kActGeluTanh:
+      CUTE_UNROLL
+      for (int i = 0; i < 8; ++i) x[i] = epi_act(x[i], kActGeluTanh);
+      break;
+    case kActGeluErf:
+      CUTE_UNROLL
+      for (int i = 0; i < 8; ++i) x[i] = epi_act(x[i], kActGeluErf);
+      break;
+    default:
+      CUTE_UNROLL
+      for (int i = 0; i < 8; ++i) x[i] = epi_act(x[i], kActSilu);
+      break;
+  }
 }
 
 // epi_value of rows [m, m + 8) of column n inside M, in place (c: C's values, or zeros).
-// Unrolled (a rolled loop put v in local memory: a dependent chain of loads per element);
-// the sm90 kernels reach it from one call site per store path (store_epi8_call).
+// Step by step over the 8 values, the vectors loaded first: one uniform branch per step and
+// 8 independent loads instead of a branch chain and a dependent load per value (which left
+// the warps waiting on latency). Unrolled (a rolled loop put v in local memory); the sm90
+// kernels reach it from one call site per store path (store_epi8).
 __device__ __forceinline__ void epi_rows8(float (&v)[8], const float (&c)[8], int m, int n,
                                           EpiArgs const& e) {
+  float x[8], w[8];
+  CUTE_UNROLL
+  for (int i = 0; i < 8; ++i) x[i] = e.alpha * v[i];
+  if (e.scale_axis != kAxisNone && e.scale_at == 0) {
+    epi_load8(w, e.scale, e.scale_axis, e.scale_type, m, n, e.m);
+    CUTE_UNROLL
+    for (int i = 0; i < 8; ++i) x[i] *= w[i];
+  }
+  if (e.bias_axis != kAxisNone) {
+    epi_load8(w, e.bias, e.bias_axis, e.bias_type, m, n, e.m);
+    CUTE_UNROLL
+    for (int i = 0; i < 8; ++i) x[i] += w[i];
+  }
+  if (e.beta != 0.f) {
+    CUTE_UNROLL
+    for (int i = 0; i < 8; ++i) x[i] += e.beta * c[i];
+  }
+  epi_act8(x, e.act);
+  if (e.scale_axis != kAxisNone && e.scale_at == 1) {
+    epi_load8(w, e.scale, e.scale_axis, e.scale_type, m, n, e.m);
+    CUTE_UNROLL
+    for (int i = 0; i < 8; ++i) x[i] *= w[i];
+  }
   CUTE_UNROLL
   for (int i = 0; i < 8; ++i)
-    if (m + i < e.m) v[i] = epi_value(v[i], c[i], m + i, n, e);
+    if (m + i < e.m) v[i] = x[i];
 }
 
 // The gated outputs of rows [m, m + 8) of column n inside M (m even): along N (gated == 1)

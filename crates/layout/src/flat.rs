@@ -62,7 +62,13 @@ impl Flat {
 
     /// The offset of 1-D index `i` (the last leaf takes what is left, as in CuTe).
     #[inline(always)]
-    pub fn eval(&self, mut i: usize) -> usize {
+    pub fn eval(&self, i: usize) -> usize {
+        self.post(self.eval_raw(i))
+    }
+
+    /// The offset of 1-D index `i` in the layout inside the swizzle (no offset, no swizzle).
+    #[inline(always)]
+    pub fn eval_raw(&self, mut i: usize) -> usize {
         let mut r = 0;
         if self.n > 0 {
             for k in 0..self.n - 1 {
@@ -71,7 +77,7 @@ impl Flat {
             }
             r += i * self.stride[self.n - 1];
         }
-        self.post(r)
+        r
     }
 
     /// The swizzle and offset of a composed layout applied to a plain offset `r`.

@@ -176,3 +176,68 @@ fn tiled_mma_partitions_of_c_cover_every_element_once() {
         "every element of C belongs to exactly one thread"
     );
 }
+
+#[test]
+fn swizzled_tensors_tile_and_partition_in_place() {
+    // A 16x16 tile swizzled as CuTe's shared-memory atoms are: cutting it must address the
+    // very elements the whole tensor holds at those coordinates.
+    let data: Vec<usize> = (0..16 * 16).collect();
+    let sw = composition(Swizzle::<2, 0, 2>, layout!((16,16):(16,1)));
+    let whole = make_tensor(&data[..], sw).unwrap();
+    for (ti, tj) in [(0usize, 0usize), (1, 2), (3, 3)] {
+        let tile = whole.local_tile(tuple!((4, 4)), (ti, tj)).unwrap();
+        for r in 0..4 {
+            for c in 0..4 {
+                assert_eq!(
+                    tile[(r, c)],
+                    whole[(4 * ti + r, 4 * tj + c)],
+                    "tile ({ti},{tj}) ({r},{c})"
+                );
+            }
+        }
+    }
+    for t in 0..8 {
+        let mine = whole.local_partition(layout!((4,2):(2,1)), t).unwrap();
+        let (tm, tn) = (t / 2, t % 2);
+        for r in 0..4 {
+            for c in 0..8 {
+                assert_eq!(
+                    mine[(r, c)],
+                    whole[(tm + 4 * r, tn + 2 * c)],
+                    "thread {t} ({r},{c})"
+                );
+            }
+        }
+    }
+    let row = whole.slice((5usize, Free));
+    assert!((0..16).all(|j| row[j] == whole[(5, j)]));
+}
+
+#[test]
+fn tiled_copy_partitions_of_a_swizzled_tile_match_the_whole() {
+    use ferrocute_layout::atom::*;
+    let copy = make_tiled_copy(
+        CopyAtom::<UniversalCopy<U128>, Bf16>::new(),
+        layout!((16,8):(8,1)),
+        layout!((1,8):(1,1)),
+    );
+    let data: Vec<usize> = (0..16 * 64).collect();
+    let sw = composition(Swizzle::<3, 3, 3>, layout!((16,64):(64,1)));
+    let id = make_tensor(&data[..], layout!((16,64):(1,16))).unwrap();
+    let mut seen = vec![0u32; 16 * 64];
+    for thr in 0..128 {
+        let s = make_tensor(&data[..], sw)
+            .unwrap()
+            .partition::<_, PartS>(copy, thr);
+        let want = id.partition::<_, PartS>(copy, thr);
+        assert_eq!(s.size(), want.size());
+        for i in 0..s.size() {
+            // The element at partition index i is the one the swizzle puts at the
+            // unswizzled tile's coordinate of that index.
+            let (m, n) = (want[i] % 16, want[i] / 16);
+            assert_eq!(s[i], make_tensor(&data[..], sw).unwrap()[(m, n)]);
+            seen[s[i]] += 1;
+        }
+    }
+    assert!(seen.iter().all(|&n| n == 1));
+}

@@ -196,11 +196,11 @@ __device__ __forceinline__ void store_chunk_fused(const float* stg, int wtid, in
   }
 }
 
-// Registers -> staging of chunk C (EpiN columns) of a consumer warp's m64nBNk16 fragment
+// Registers -> staging of chunk c (EpiN columns) of a consumer warp's m64nBNk16 fragment
 // (value i = v0 + 2*v1 + 4*j is row frag_row + 8*v1, column 8*j + frag_col + v0), column-
 // major in the staging (conflict-free with kEpiLd = 68).
-template <int C, int EpiN, class Frag>
-__device__ __forceinline__ void stage_chunk(Frag const& acc, float* stg, int frag_row,
+template <int EpiN, class Frag>
+__device__ __forceinline__ void stage_chunk(Frag const& acc, float* stg, int c, int frag_row,
                                             int frag_col) {
   CUTE_UNROLL
   for (int j = 0; j < EpiN / 8; ++j) {
@@ -208,7 +208,7 @@ __device__ __forceinline__ void stage_chunk(Frag const& acc, float* stg, int fra
     for (int v1 = 0; v1 < 2; ++v1) {
       CUTE_UNROLL
       for (int v0 = 0; v0 < 2; ++v0) {
-        const int i = v0 + 2 * v1 + 4 * (C * (EpiN / 8) + j);
+        const int i = v0 + 2 * v1 + 4 * (c * (EpiN / 8) + j);
         stg[(8 * j + frag_col + v0) * kEpiLd + frag_row + 8 * v1] = acc(i);
       }
     }
@@ -221,7 +221,7 @@ __device__ __forceinline__ void stage_chunk_at(int c, Frag const& acc, float* st
                                                int frag_col) {
   if constexpr (C < NC) {
     if (c == C)
-      stage_chunk<C, EpiN>(acc, stg, frag_row, frag_col);
+      stage_chunk<EpiN>(acc, stg, C, frag_row, frag_col);
     else
       stage_chunk_at<C + 1, NC, EpiN>(c, acc, stg, frag_row, frag_col);
   }
@@ -257,18 +257,7 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
   }
   CUTE_UNROLL
   for (int c = 0; c < BN / EpiN; ++c) {
-    // registers -> staging (column-major, conflict-free with kEpiLd = 68)
-    CUTE_UNROLL
-    for (int j = 0; j < EpiN / 8; ++j) {
-      CUTE_UNROLL
-      for (int v1 = 0; v1 < 2; ++v1) {
-        CUTE_UNROLL
-        for (int v0 = 0; v0 < 2; ++v0) {
-          const int i = v0 + 2 * v1 + 4 * (c * (EpiN / 8) + j);
-          stg[(8 * j + frag_col + v0) * kEpiLd + frag_row + 8 * v1] = acc(i);
-        }
-      }
-    }
+    stage_chunk<EpiN>(acc, stg, c, frag_row, frag_col);   // c is a constant once unrolled
     named_bar_sync(bar_id, 128);
     // staging -> global, 8 consecutive rows (M, unit stride in D) per access
     CUTE_UNROLL

@@ -42,10 +42,10 @@ mod gmma;
 mod mma;
 mod notation;
 mod svg;
-mod tiled;
-mod tiled_copy;
+mod tiled_copy_desc;
 mod tiled_copy_type;
-mod tiled_mma;
+mod tiled_mma_desc;
+mod tiled_mma_type;
 mod typed;
 
 pub use copy::{CopyAtom, CopyOp, UniversalCopy, SM80_CP_ASYNC_CACHEALWAYS};
@@ -54,19 +54,20 @@ pub use element::{Bf16, Element, F16, F32, F64, I8, U128, U16, U32, U64, U8};
 pub use gmma::*;
 pub use mma::*;
 pub use svg::{svg_tiled_copy, svg_tiled_mma};
-pub use tiled::{make_tiled_mma, TiledMma};
-pub use tiled_copy::{CopySide, CopyTraits, TiledCopyDesc};
+pub use tiled_copy_desc::{CopySide, CopyTraits, TiledCopyDesc};
 pub use tiled_copy_type::{
     make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_copy_c,
 };
 pub use tiled_copy_type::{MmaTv, ThrVal, TiledCopy, TvSource};
-pub use tiled_mma::{MmaOperand, MmaTraits, TiledMmaDesc};
+pub use tiled_mma_desc::{MmaOperand, MmaTraits, TiledMmaDesc};
+pub use tiled_mma_type::{make_tiled_mma, TiledMma};
 pub use typed::{
     Desc, Part, PartA, PartB, PartC, PartD, PartOf, PartS, Partition, Retile, Tiled, TvLayout,
 };
 
 use crate::error::LayoutError;
 use crate::value::Value;
+pub(crate) use typed::partition;
 
 /// A layout and an offset (a thread's partition and where it starts).
 ///

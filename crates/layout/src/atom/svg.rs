@@ -2,8 +2,8 @@
 //! every operand labelled with the thread and value that hold it, coloured by thread.
 //! There is no size limit (a `64x256` GMMA tile gives a large but valid SVG).
 
-use super::tiled_copy::{CopySide, TiledCopyDesc};
-use super::tiled_mma::{MmaOperand, TiledMmaDesc};
+use super::tiled_copy_desc::{CopySide, TiledCopyDesc};
+use super::tiled_mma_desc::{MmaOperand, TiledMmaDesc};
 use crate::error::{Condition, LayoutError};
 use crate::print::{grid, svg_doc, tv_cells, Cell};
 use std::fmt::Write as _;

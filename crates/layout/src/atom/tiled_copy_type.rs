@@ -3,7 +3,7 @@
 
 use super::copy::{CopyAtom, CopyOp};
 use super::element::Element;
-use super::tiled_copy::{CopyTraits, TiledCopyDesc};
+use super::tiled_copy_desc::{CopyTraits, TiledCopyDesc};
 use super::typed::{
     partition, Desc, PartA, PartB, PartC, PartD, PartS, PartitionOut, Retile, Tiled, TvLayout,
 };

@@ -1,8 +1,8 @@
 //! Results of tiled operations as layout types: a thread-value layout ([`TvLayout`]) and a
 //! thread's partition of a layout ([`Partition`]), static when their inputs are.
 
-use super::tiled_copy::{CopySide, TiledCopyDesc};
-use super::tiled_mma::{MmaOperand, TiledMmaDesc};
+use super::tiled_copy_desc::{CopySide, TiledCopyDesc};
+use super::tiled_mma_desc::{MmaOperand, TiledMmaDesc};
 use super::Res2;
 use crate::algebra::{err, Res};
 use crate::error::{Condition, LayoutError};

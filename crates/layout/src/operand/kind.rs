@@ -28,6 +28,8 @@ pub trait Kind {
     /// Finishes a tensor operation: the view `v` through the result layout `e`, from
     /// `offset`.
     fn tensor<V, E: Operand>(v: V, e: E, offset: usize) -> Self::TensorOut<V, E>;
+    /// A tensor from an operation's result (`Out`): the view `v` through it, from `offset`.
+    fn tensor_of<V, E: Operand>(v: V, out: Self::Out<E>, offset: usize) -> Self::TensorOut<V, E>;
     /// The layout a checked result has: the expression type, or a run-time layout.
     type Layout<E: LayoutLike>: LayoutLike;
     /// Checks a result: a static expression at compile time, a dynamic one now.
@@ -57,6 +59,10 @@ impl Kind for Static {
     fn tensor<V, E: Operand>(v: V, e: E, offset: usize) -> Tensor<V, E> {
         Tensor::from_parts(v, Self::finish(e), offset)
     }
+    #[inline(always)]
+    fn tensor_of<V, E: Operand>(v: V, out: E, offset: usize) -> Tensor<V, E> {
+        Tensor::from_parts(v, out, offset)
+    }
     type Layout<E: LayoutLike> = E;
     #[inline(always)]
     fn checked<E: LayoutLike>(e: E) -> Result<E, LayoutError> {
@@ -74,6 +80,13 @@ impl Kind for Dynamic {
     type TensorOut<V, E: Operand> = Result<Tensor<V, DynLayout>, LayoutError>;
     fn tensor<V, E: Operand>(v: V, e: E, offset: usize) -> Self::TensorOut<V, E> {
         Ok(Tensor::from_parts(v, Self::finish(e)?, offset))
+    }
+    fn tensor_of<V, E: Operand>(
+        v: V,
+        out: Result<DynLayout, LayoutError>,
+        offset: usize,
+    ) -> Self::TensorOut<V, E> {
+        Ok(Tensor::from_parts(v, out?, offset))
     }
     type Layout<E: LayoutLike> = DynLayout;
     fn checked<E: LayoutLike>(e: E) -> Result<DynLayout, LayoutError> {

@@ -100,19 +100,44 @@ pub trait LayoutLike: Operand + core::fmt::Display {
 
     /// The offset of a coordinate: 1-D, natural (congruent with the shape) or partial
     /// (an integer standing for a whole mode). A coordinate whose structure does not fit
-    /// the shape is a compile error for static layouts.
+    /// the shape is a compile error for static layouts. Integers past a mode's extent are
+    /// not checked: they run on along the layout, as in CuTe.
     ///
     /// # Panics
     /// For a [`crate::DynLayout`] whose run-time shape does not fit `c`; use
     /// [`LayoutLike::try_at`] to get the error instead.
     #[inline(always)]
     fn at<Cr: IntTuple>(&self, c: Cr) -> usize {
+        self.post(self.at_raw(c))
+    }
+
+    /// [`LayoutLike::at`] for dynamic layouts: a mismatched coordinate is an error.
+    fn try_at<Cr: IntTuple>(&self, c: Cr) -> Result<usize, LayoutError> {
+        let raw = self.try_at_raw(c)?;
+        Ok(self.post(raw))
+    }
+
+    /// The offset of a coordinate in the layout inside the swizzle (no offset, no swizzle):
+    /// what a tensor over a swizzled layout adds to its offset before the swizzle applies.
+    /// Equal to [`LayoutLike::at`] for an unswizzled layout.
+    ///
+    /// ```
+    /// use ferrocute_layout::{composition, layout, LayoutLike, Swizzle};
+    /// let sw = composition(Swizzle::<1, 0, 1>, layout!((2,2):(1,2)));
+    /// assert_eq!((sw.at_raw((0, 1)), sw.at((0, 1))), (2, 3));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`LayoutLike::at`].
+    #[inline(always)]
+    fn at_raw<Cr: IntTuple>(&self, c: Cr) -> usize {
         let () = CoordFits::<Self, Cr>::OK;
         if <Self::Kind as Kind>::STATIC && Cr::PROFILE.is_leaf() {
             // A 1-D coordinate: the layout's own 1-D evaluation.
             let mut leaves = [0usize; 8];
             c.write_leaves(&mut leaves, &mut 0);
-            return self.call(leaves[0]);
+            let flat: &'static Flat = &Self::FLAT;
+            return flat.eval_raw(leaves[0]);
         }
         let rank = CoordFits::<Self, Cr>::FLAT_RANK;
         if rank > 0 {
@@ -121,25 +146,43 @@ pub trait LayoutLike: Operand + core::fmt::Display {
             let mut leaves = [0usize; 8];
             c.write_leaves(&mut leaves, &mut 0);
             let modes: &'static [Flat; 8] = &Self::MODES;
-            let flat: &'static Flat = &Self::FLAT;
             let mut r = 0;
             for k in 0..rank {
                 r += modes[k].eval(leaves[k]);
             }
-            return flat.post(r);
+            return r;
         }
-        self.try_at(c).unwrap_or_else(|e| panic!("{e}"))
+        self.try_at_raw(c).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// [`LayoutLike::at`] for dynamic layouts: a mismatched coordinate is an error.
-    fn try_at<Cr: IntTuple>(&self, c: Cr) -> Result<usize, LayoutError> {
+    /// [`LayoutLike::at_raw`] for dynamic layouts: a mismatched coordinate is an error.
+    fn try_at_raw<Cr: IntTuple>(&self, c: Cr) -> Result<usize, LayoutError> {
         let v = self.value();
-        let off = crate::algebra::crd2idx(&c.try_value()?.shape, &v.shape, &v.stride)?;
-        Ok(if v.composed {
-            v.swizzle.apply(v.offset + off)
+        crate::algebra::crd2idx(&c.try_value()?.shape, &v.shape, &v.stride)
+    }
+
+    /// The layout's own offset and swizzle applied to an offset `r` of the layout inside:
+    /// `Sw(offset + r)`, or `r` for an unswizzled layout.
+    ///
+    /// ```
+    /// use ferrocute_layout::{composition, layout, LayoutLike, Swizzle};
+    /// let sw = composition(Swizzle::<1, 0, 1>, layout!((2,2):(1,2)));
+    /// assert_eq!(sw.post(2), 3);
+    /// assert_eq!(layout!(4:1).post(2), 2);
+    /// ```
+    #[inline(always)]
+    fn post(&self, r: usize) -> usize {
+        if <Self::Kind as Kind>::STATIC {
+            let flat: &'static Flat = &Self::FLAT;
+            flat.post(r)
         } else {
-            off
-        })
+            let v = self.value();
+            if v.composed {
+                v.swizzle.apply(v.offset + r)
+            } else {
+                r
+            }
+        }
     }
 
     /// The CuTe C++ type that denotes this layout.

@@ -2,10 +2,16 @@
 //!
 //! An engine is a linear run of elements; the tensor's layout maps coordinates into it.
 //! Host engines ([`HostEngine`]) hand out the elements; other engines (device memory, see
-//! `ferrocute::gemm::DeviceEngine`) only state their length, so that a tensor over them
+//! `ferrocute::runtime::Device`) only state their length, so that a tensor over them
 //! can be described and checked but not read on the host.
 
 /// A linear run of elements a tensor's layout indexes into.
+///
+/// ```
+/// use ferrocute_layout::tensor::engine::Engine;
+/// assert_eq!(Engine::len(&[1.0f32; 6]), 6);
+/// assert!(Engine::is_empty(&Vec::<u8>::new()));
+/// ```
 pub trait Engine {
     /// The element type.
     type Elem;
@@ -18,12 +24,25 @@ pub trait Engine {
 }
 
 /// An engine in host memory: its elements can be read.
+///
+/// ```
+/// use ferrocute_layout::tensor::engine::HostEngine;
+/// let v = vec![1, 2, 3];
+/// assert_eq!(v.as_slice(), HostEngine::as_slice(&v));
+/// ```
 pub trait HostEngine: Engine {
     /// The elements.
     fn as_slice(&self) -> &[Self::Elem];
 }
 
 /// A host engine whose elements can be written.
+///
+/// ```
+/// use ferrocute_layout::tensor::engine::HostEngineMut;
+/// let mut a = [0u8; 4];
+/// HostEngineMut::as_mut_slice(&mut a)[2] = 7;
+/// assert_eq!(a, [0, 0, 7, 0]);
+/// ```
 pub trait HostEngineMut: HostEngine {
     /// The elements, mutably.
     fn as_mut_slice(&mut self) -> &mut [Self::Elem];

@@ -37,6 +37,12 @@ impl Engine for Coords {
 
 impl Coords {
     /// The coordinate an offset encodes, congruent with the identity tensor's shape.
+    ///
+    /// ```
+    /// use ferrocute_layout::make_identity_tensor;
+    /// let id = make_identity_tensor((10usize, 6usize)).unwrap();   // 32-bit fields
+    /// assert_eq!(id.engine().decode(3 + (4 << 32)).to_string(), "(3,4)");
+    /// ```
     pub fn decode(&self, offset: usize) -> Tup {
         let mask = usize::MAX >> (usize::BITS - self.bits);
         let n = self.shape.leaf_count();
@@ -107,7 +113,7 @@ impl<L: LayoutLike> Tensor<Coords, L> {
     /// # Panics
     /// If `c` does not fit this tensor's shape.
     pub fn coord<C: IntTuple>(&self, c: C) -> Tup {
-        self.engine.decode(self.offset + self.layout.at(c))
+        self.engine.decode(self.offset_of(c))
     }
 
     /// CuTe's print form: `ArithTuple(origin) o shape:(basis strides)`.

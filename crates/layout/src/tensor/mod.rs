@@ -28,7 +28,8 @@ mod recast;
 pub use fragment::{copy, make_fragment_like};
 pub use identity::{make_identity_tensor, Coords};
 pub use partition::{
-    LocalPartition, LocalPartitionLayout, LocalTile, LocalTileLayout, SliceLayout, SliceOf,
+    LocalPartition, LocalPartitionLayout, LocalTile, LocalTileLayout, ModeSlice, SliceLayout,
+    SliceOf,
 };
 
 use crate::error::{Condition, LayoutError};
@@ -36,7 +37,10 @@ use crate::operand::int_tuple::IntTuple;
 use crate::operand::layout_like::LayoutLike;
 use engine::{Engine, HostEngine, HostEngineMut};
 
-/// A layout over an engine: element `c` is `engine[offset + layout(c)]`.
+/// A layout over an engine: element `c` is `engine[offset + layout(c)]`; for a swizzled
+/// layout `Sw o o0 o L` the offset goes inside the swizzle, `engine[Sw(o0 + offset + L(c))]`
+/// (as CuTe's `ComposedLayout` takes it), so that tiles and partitions of a swizzled tensor
+/// address the elements they cut out.
 ///
 /// With a static layout the tensor is as large as its engine, and indexing compiles to the
 /// index arithmetic one would write by hand (`benches/layout_eval.rs`). Operations that
@@ -78,6 +82,18 @@ pub fn make_tensor<E: Engine, L: LayoutLike>(
     Ok(Tensor::from_parts(engine, layout, 0))
 }
 
+/// The parts of a tensor.
+///
+/// ```
+/// use ferrocute_layout::{layout, make_tensor, tuple, LayoutLike};
+/// let data: Vec<u32> = (0..12).collect();
+/// let t = make_tensor(data.clone(), layout!((3,4):(1,3))).unwrap();
+/// assert_eq!((t.layout().to_string(), t.offset(), t.engine().len()), ("(3,4):(1,3)".into(), 0, 12));
+/// let col = t.slice((ferrocute_layout::Free, 2usize));
+/// assert_eq!(col.offset(), 6);
+/// let (engine, layout, offset) = col.into_parts();
+/// assert_eq!((engine, layout.to_string(), offset), (data, "(3):(1)".into(), 6));
+/// ```
 impl<E, L> Tensor<E, L> {
     /// The tensor from its parts, unchecked: indexing stays bounds-checked by the engine.
     pub(crate) const fn from_parts(engine: E, layout: L, offset: usize) -> Self {
@@ -114,32 +130,78 @@ impl<E: Engine, L: LayoutLike> Tensor<E, L> {
     pub fn size(&self) -> usize {
         self.layout.size()
     }
+
+    /// Where coordinate `c`'s element lies in the engine: `offset + layout(c)`, the offset
+    /// inside the swizzle of a swizzled layout.
+    ///
+    /// ```
+    /// use ferrocute_layout::{composition, layout, make_tensor, Swizzle};
+    /// let data = [0u8; 4];
+    /// let sw = composition(Swizzle::<1, 0, 1>, layout!((2,2):(1,2)));   // 0 1 3 2
+    /// let t = make_tensor(&data[..], sw).unwrap();
+    /// assert_eq!((t.offset_of(2), t.offset_of(3)), (3, 2));
+    /// ```
+    #[inline(always)]
+    pub fn offset_of<C: IntTuple>(&self, c: C) -> usize {
+        self.layout.post(self.offset + self.layout.at_raw(c))
+    }
 }
 
 impl<E: HostEngine, L: LayoutLike> Tensor<E, L> {
     /// The element at coordinate `c` (1-D, natural or partial, as [`LayoutLike::at`]).
+    /// Integers past a mode's extent are not checked: they run on along the layout, as in
+    /// CuTe.
+    ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor};
+    /// let data = [10, 11, 12, 13, 14, 15];
+    /// let t = make_tensor(&data[..], layout!((2,3):(3,1))).unwrap();
+    /// assert_eq!((*t.at((1, 2)), t[(1, 2)], t[5]), (15, 15, 15));
+    /// ```
     ///
     /// # Panics
-    /// If the offset lies outside the engine (a coordinate outside the shape), as slice
-    /// indexing does; [`Tensor::get`] returns `None` instead.
+    /// If the element lies outside the engine, as slice indexing does; [`Tensor::get`]
+    /// returns `None` instead.
     #[inline(always)]
     pub fn at<C: IntTuple>(&self, c: C) -> &E::Elem {
-        &self.engine.as_slice()[self.offset + self.layout.at(c)]
+        &self.engine.as_slice()[self.offset_of(c)]
     }
 
-    /// The element at coordinate `c`, or `None` if `c` does not fit the shape or lands
-    /// outside the engine.
+    /// The element at coordinate `c`, or `None` if `c`'s structure does not fit the shape
+    /// or the element lies outside the engine.
+    ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor};
+    /// let data = [1, 2, 3, 4];
+    /// let t = make_tensor(&data[..], layout!((2,2):(1,2))).unwrap();
+    /// assert_eq!((t.get((1, 1)), t.get((1, 2)), t.get(((0, 1), 1))), (Some(&4), None, None));
+    /// ```
     pub fn get<C: IntTuple>(&self, c: C) -> Option<&E::Elem> {
-        let off = self.layout.try_at(c).ok()?;
-        self.engine.as_slice().get(self.offset + off)
+        let raw = self.layout.try_at_raw(c).ok()?;
+        self.engine
+            .as_slice()
+            .get(self.layout.post(self.offset + raw))
     }
 
     /// A tensor borrowing this one's elements, with the same layout.
+    ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor};
+    /// let t = make_tensor(vec![1, 2, 3, 4], layout!((2,2):(2,1))).unwrap();
+    /// let row1 = t.view().slice((1usize, ferrocute_layout::Free));   // t stays usable
+    /// assert_eq!((row1[0], row1[1], t[(0, 1)]), (3, 4, 2));
+    /// ```
     pub fn view(&self) -> Tensor<&[E::Elem], L> {
         Tensor::from_parts(self.engine.as_slice(), self.layout, self.offset)
     }
 
     /// The elements in the order of the 1-D coordinates `0..size`.
+    ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor};
+    /// let t = make_tensor(vec![1, 2, 3, 4, 5, 6], layout!((2,3):(3,1))).unwrap();
+    /// assert_eq!(t.iter().copied().collect::<Vec<_>>(), [1, 4, 2, 5, 3, 6]);
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = &E::Elem> + '_ {
         (0..self.size()).map(move |i| self.at(i))
     }
@@ -148,21 +210,37 @@ impl<E: HostEngine, L: LayoutLike> Tensor<E, L> {
 impl<E: HostEngineMut, L: LayoutLike> Tensor<E, L> {
     /// The element at coordinate `c`, mutably.
     ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor};
+    /// let mut t = make_tensor(vec![0; 4], layout!((2,2):(2,1))).unwrap();
+    /// *t.at_mut((1, 0)) = 5;
+    /// if let Some(x) = t.get_mut((0, 1)) { *x = 7 }
+    /// assert_eq!(t.into_parts().0, [0, 7, 5, 0]);
+    /// ```
+    ///
     /// # Panics
     /// As [`Tensor::at`].
     #[inline(always)]
     pub fn at_mut<C: IntTuple>(&mut self, c: C) -> &mut E::Elem {
-        let off = self.offset + self.layout.at(c);
+        let off = self.offset_of(c);
         &mut self.engine.as_mut_slice()[off]
     }
 
     /// The element at coordinate `c`, mutably, or `None` (as [`Tensor::get`]).
     pub fn get_mut<C: IntTuple>(&mut self, c: C) -> Option<&mut E::Elem> {
-        let off = self.layout.try_at(c).ok()?;
-        self.engine.as_mut_slice().get_mut(self.offset + off)
+        let raw = self.layout.try_at_raw(c).ok()?;
+        let off = self.layout.post(self.offset + raw);
+        self.engine.as_mut_slice().get_mut(off)
     }
 
     /// A tensor borrowing this one's elements mutably, with the same layout.
+    ///
+    /// ```
+    /// use ferrocute_layout::{layout, make_tensor};
+    /// let mut t = make_tensor(vec![0; 6], layout!((2,3):(3,1))).unwrap();
+    /// t.view_mut().slice((ferrocute_layout::Free, 2usize)).fill_with(|i| 10 + i);
+    /// assert_eq!(t.into_parts().0, [0, 0, 10, 0, 0, 11]);
+    /// ```
     pub fn view_mut(&mut self) -> Tensor<&mut [E::Elem], L> {
         Tensor::from_parts(self.engine.as_mut_slice(), self.layout, self.offset)
     }

@@ -17,7 +17,8 @@ where
     /// `recast_layout` (see [`algebra::upcast`] and [`algebra::downcast`]).
     ///
     /// @pre one element size divides the other; the offset and the engine's start are
-    /// aligned for `U`; the layout's modes divide as `upcast` needs.
+    /// aligned for `U`; the layout's modes divide as `upcast` needs; the recast layout stays
+    /// inside the whole `U`s of the engine (else `EngineTooShort`).
     ///
     /// ```
     /// use ferrocute_layout::{layout, make_tensor, LayoutLike};
@@ -40,10 +41,19 @@ where
         if !start.is_multiple_of(to.max(1)) {
             return Err(LayoutError::new("recast", Condition::Misaligned, to, start));
         }
+        let offset = start / to.max(1);
+        if offset + layout.cosize() > engine.len() {
+            return Err(LayoutError::new(
+                "recast",
+                Condition::EngineTooShort,
+                offset + layout.cosize(),
+                engine.len(),
+            ));
+        }
         Ok(Tensor::from_parts(
             engine,
             DynLayout::from_value(layout),
-            start / to.max(1),
+            offset,
         ))
     }
 }

@@ -1,7 +1,7 @@
 //! [`TiledMma`]: CuTe's tiled MMA as a zero-sized type.
 
 use super::mma::MmaAtom;
-use super::tiled_mma::{MmaTraits, TiledMmaDesc};
+use super::tiled_mma_desc::{MmaTraits, TiledMmaDesc};
 use super::typed::{partition, Desc, PartA, PartB, PartC, PartitionOut, Tiled, TvLayout};
 use crate::algebra as a;
 use crate::operand::kind::Static;
