@@ -11,7 +11,7 @@ pub use ferrocute_layout::*;
 #[cfg(feature = "gemm")]
 pub mod gemm;
 #[cfg(feature = "gemm")]
-pub mod kernel;
+pub mod runtime;
 
 /// The CUDA driver bindings ferrocute's GEMM API takes its buffers and streams from.
 #[cfg(feature = "gemm")]

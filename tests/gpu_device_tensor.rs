@@ -1,7 +1,7 @@
-//! Tensors over device memory: `ferrocute::kernel::Device` as an engine describes and checks
+//! Tensors over device memory: `ferrocute::runtime::Device` as an engine describes and checks
 //! kernel arguments. Run on a CUDA machine with `cargo test -- --ignored`.
 
-use ferrocute::kernel::{open, Device};
+use ferrocute::runtime::{open, Device};
 use ferrocute::{layout, make_tensor, tuple, Condition};
 
 #[test]

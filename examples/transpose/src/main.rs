@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use ferrocute::cudarc::driver::CudaStream;
 use ferrocute::half::bf16;
-use ferrocute::kernel::{self, Error};
+use ferrocute::runtime::{self, Error};
 use ferrocute_example_transpose::echo::Echo;
 use ferrocute_example_transpose::kernels::Transpose;
 use ferrocute_example_transpose::transpose_cpu;
@@ -30,7 +30,7 @@ const GUARD: usize = 64;
 const SENTINEL: f32 = -7.25;
 
 fn main() -> ExitCode {
-    let stream = match kernel::open(0) {
+    let stream = match runtime::open(0) {
         Ok(s) => s,
         Err(e) => {
             println!("transpose: SKIPPED (no GPU: {e})");

@@ -1,7 +1,7 @@
 //! The launcher's checks, without a GPU: every bad argument is a typed error (the generated
 //! method runs exactly these checks before it touches the driver).
 
-use ferrocute::kernel::Error;
+use ferrocute::runtime::Error;
 use ferrocute_example_transpose::kernels::{Transpose, THREADS, TILE};
 
 #[test]

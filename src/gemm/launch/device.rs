@@ -6,7 +6,7 @@ use cudarc::driver::{result, CudaContext, CudaStream};
 
 use super::driver_msg;
 use crate::gemm::error::Error;
-use crate::kernel::load::driver_present;
+use crate::runtime::load::driver_present;
 
 /// Opens device `ordinal` (primary context) and a new non-default stream.
 pub(crate) fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {

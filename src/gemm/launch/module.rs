@@ -11,8 +11,8 @@ use super::driver_msg;
 use super::enqueue::{cluster_attr, launch_config};
 use crate::gemm::error::Error;
 use crate::gemm::registry::{module_artifacts, KernelConfig};
-pub(crate) use crate::kernel::load::Func;
-use crate::kernel::load::{self, LoadedModule};
+pub(crate) use crate::runtime::load::Func;
+use crate::runtime::load::{self, LoadedModule};
 
 /// Per-context cache of loaded modules and functions, shared by all
 /// [`super::Gemm`] handles of the same context.

@@ -20,6 +20,10 @@ pub(crate) fn module(m: &Unit, dirs: &Folders, tc: &Toolchain) -> Vec<(String, V
             .arg(format!("-I{}", dirs.kernel_dir.display()))
             .arg(format!("-I{}", dirs.out_dir.display()))
             .arg(format!("-D{}=\"{}_configs.h\"", m.header_macro, m.name))
+            .args(
+                m.force_include
+                    .then(|| format!("--pre-include={}_configs.h", m.name)),
+            )
             .arg(dirs.kernel_dir.join(m.source))
             .arg("-o")
             .arg(&ptx_path),

@@ -62,7 +62,7 @@ impl Elem {
         }
     }
 
-    /// The `ferrocute::kernel::Arg` variant a scalar of this type is passed as, if any.
+    /// The `ferrocute::runtime::Arg` variant a scalar of this type is passed as, if any.
     fn arg_variant(self) -> Option<&'static str> {
         Some(match self {
             Elem::F32 => "F32",
@@ -158,11 +158,98 @@ pub struct Kernel {
 }
 
 /// Names the generated launcher uses itself, and Rust keywords that are `snake_case`.
-const RESERVED: &[&str] = &[
-    "args", "dims", "stream", "as", "async", "await", "break", "const", "continue", "crate", "dyn",
-    "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match",
-    "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait",
-    "true", "type", "unsafe", "use", "where", "while",
+/// Names a parameter or kernel may not take: the generated Rust's own names, Rust's
+/// keywords and C++'s (they appear in both the launcher and the header's prototype).
+pub(crate) const RESERVED: &[&str] = &[
+    "args",
+    "dims",
+    "stream",
+    "module",
+    "new",
+    "as",
+    "async",
+    "await",
+    "break",
+    "const",
+    "continue",
+    "crate",
+    "dyn",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "fn",
+    "for",
+    "if",
+    "impl",
+    "in",
+    "let",
+    "loop",
+    "match",
+    "mod",
+    "move",
+    "mut",
+    "pub",
+    "ref",
+    "return",
+    "self",
+    "static",
+    "struct",
+    "super",
+    "trait",
+    "true",
+    "type",
+    "unsafe",
+    "use",
+    "where",
+    "while",
+    "abstract",
+    "become",
+    "box",
+    "do",
+    "final",
+    "gen",
+    "macro",
+    "override",
+    "priv",
+    "try",
+    "typeof",
+    "unsized",
+    "virtual",
+    "yield",
+    "auto",
+    "bool",
+    "case",
+    "char",
+    "class",
+    "default",
+    "delete",
+    "double",
+    "float",
+    "friend",
+    "goto",
+    "inline",
+    "int",
+    "long",
+    "namespace",
+    "operator",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "short",
+    "signed",
+    "sizeof",
+    "switch",
+    "template",
+    "this",
+    "throw",
+    "typedef",
+    "typename",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
 ];
 
 /// Shared memory a Hopper block may opt in to (227 KiB; sm_80 allows 163 KiB, and the
@@ -175,7 +262,10 @@ impl Kernel {
     /// # Panics
     /// If `name` is not `snake_case`.
     pub fn new(name: &str) -> Kernel {
-        assert!(is_snake(name), "Kernel::new: {name:?} is not snake_case");
+        assert!(
+            is_snake(name) && !RESERVED.contains(&name),
+            "Kernel::new: {name:?} is not a snake_case name the launcher can use"
+        );
         Kernel {
             name: name.to_string(),
             params: Vec::new(),

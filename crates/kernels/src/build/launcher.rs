@@ -1,6 +1,6 @@
 //! The Rust side of a downstream module: `OUT_DIR/<module>.rs`, holding the embedded
 //! artifacts, the header's constants and a launcher struct with one checked method per
-//! kernel, over the run-time part `ferrocute::kernel`.
+//! kernel, over the run-time part `ferrocute::runtime`.
 
 use super::kernel::{Kernel, Param};
 use super::module::Module;
@@ -42,19 +42,19 @@ pub(crate) fn render(m: &Module, artifact_dir: &Path) -> String {
         "/// Kernel module `{}` loaded in one CUDA context, with a method per entry point that\n\
          /// checks its arguments and enqueues it on the stream given to [`{ty}::new`].\n\
          #[derive(Debug, Clone)]\n\
-         pub struct {ty} {{\n    module: ::ferrocute::kernel::Module,\n",
+         pub struct {ty} {{\n    module: ::ferrocute::runtime::Module,\n",
         m.name
     );
     for k in &m.kernels {
-        let _ = writeln!(s, "    {}: ::ferrocute::kernel::Function,", k.name);
+        let _ = writeln!(s, "    {}: ::ferrocute::runtime::Function,", k.name);
     }
     let _ = write!(
         s,
         "}}\n\nimpl {ty} {{\n\
          \x20   /// Loads the module into `stream`'s context (the cubin for its GPU, else the PTX;\n\
          \x20   /// once per context and process) and looks its entry points up.\n\
-         \x20   pub fn new(stream: ::std::sync::Arc<::ferrocute::cudarc::driver::CudaStream>) -> ::std::result::Result<Self, ::ferrocute::kernel::Error> {{\n\
-         \x20       let module = ::ferrocute::kernel::Module::load(stream, &{artifacts})?;\n\
+         \x20   pub fn new(stream: ::std::sync::Arc<::ferrocute::cudarc::driver::CudaStream>) -> ::std::result::Result<Self, ::ferrocute::runtime::Error> {{\n\
+         \x20       let module = ::ferrocute::runtime::Module::load(stream, &{artifacts})?;\n\
          \x20       Ok(Self {{\n"
     );
     for k in &m.kernels {
@@ -102,42 +102,42 @@ fn launch_method(k: &Kernel) -> String {
         match p {
             Param::Input { name, elem, .. } => {
                 sig.push(format!(
-                    "{name}: &impl ::ferrocute::cudarc::driver::DevicePtr<{}>",
+                    "{name}: &impl ::ferrocute::runtime::DeviceIn<{}>",
                     elem.rust()
                 ));
                 lens.push(format!("{name}.len()"));
-                let _ = writeln!(contexts, "        ::ferrocute::kernel::same_context(stream, {name}.stream(), {name:?})?;");
+                let _ = writeln!(contexts, "        ::ferrocute::runtime::same_context(stream, {name}.stream(), {name:?})?;");
                 let _ = writeln!(
                     pointers,
                     "        let ({name}, _sync{i}) = {name}.device_ptr(stream);"
                 );
-                args.push(format!("::ferrocute::kernel::Arg::Ptr({name})"));
+                args.push(format!("::ferrocute::runtime::Arg::Ptr({name})"));
             }
             Param::Output { name, elem, .. } => {
                 sig.push(format!(
-                    "{name}: &mut impl ::ferrocute::cudarc::driver::DevicePtrMut<{}>",
+                    "{name}: &mut impl ::ferrocute::runtime::DeviceOut<{}>",
                     elem.rust()
                 ));
                 lens.push(format!("{name}.len()"));
-                let _ = writeln!(contexts, "        ::ferrocute::kernel::same_context(stream, {name}.stream(), {name:?})?;");
+                let _ = writeln!(contexts, "        ::ferrocute::runtime::same_context(stream, {name}.stream(), {name:?})?;");
                 let _ = writeln!(
                     pointers,
                     "        let ({name}, _sync{i}) = {name}.device_ptr_mut(stream);"
                 );
-                args.push(format!("::ferrocute::kernel::Arg::Ptr({name})"));
+                args.push(format!("::ferrocute::runtime::Arg::Ptr({name})"));
             }
             Param::Dim { name, ty } => {
                 sig.push(format!("{name}: usize"));
                 lens.push(name.clone());
                 args.push(format!(
-                    "::ferrocute::kernel::Arg::dim(::ferrocute::kernel::ArgType::{}, {name:?}, {name})?",
+                    "::ferrocute::runtime::Arg::dim(::ferrocute::runtime::ArgType::{}, {name:?}, {name})?",
                     Kernel::arg_variant(*ty)
                 ));
             }
             Param::Scalar { name, ty } => {
                 sig.push(format!("{name}: {}", ty.rust()));
                 args.push(format!(
-                    "::ferrocute::kernel::Arg::{}({name})",
+                    "::ferrocute::runtime::Arg::{}({name})",
                     Kernel::arg_variant(*ty)
                 ));
             }
@@ -149,22 +149,23 @@ fn launch_method(k: &Kernel) -> String {
         ""
     };
     format!(
-        "{doc}{allow}    pub fn {0}(&self, {1}) -> ::std::result::Result<(), ::ferrocute::kernel::Error> {{\n\
+        "{doc}{allow}    pub fn {0}(&self, {1}) -> ::std::result::Result<(), ::ferrocute::runtime::Error> {{\n\
          \x20       let dims = Self::check_{0}({2})?;\n\
          \x20       let stream = self.module.stream();\n\
          {contexts}\
          \x20       if dims.is_empty() {{\n            return Ok(());\n        }}\n\
          {pointers}\
          \x20       let args = [{3}];\n\
-         \x20       // SAFETY (`ferrocute::kernel::launch`'s conditions):\n\
-         \x20       // - `args` follow the prototype the generated header declares, so nvcc refused any\n\
+         \x20       // SAFETY (`ferrocute::runtime::launch`'s conditions):\n\
+         \x20       // - `args` follow the prototype the generated header declares (nvcc includes it\n\
+         \x20       //   before the source), so nvcc refused any\n\
          \x20       //   definition of `{0}` with other parameter types;\n\
          \x20       // - every buffer lives in the stream's context and holds the elements the kernel was\n\
          \x20       //   declared to access at these dimensions (checked above; the kernel's author\n\
          \x20       //   promised in the build script to access nothing else), and stays borrowed, with\n\
          \x20       //   cudarc's event guards, until the launch is enqueued;\n\
          \x20       // - `dims` is the declared block and shared memory with a grid within CUDA's limits.\n\
-         \x20       unsafe {{ ::ferrocute::kernel::launch(stream, &self.{0}, &dims, &args) }}\n    }}\n",
+         \x20       unsafe {{ ::ferrocute::runtime::launch(stream, &self.{0}, &dims, &args) }}\n    }}\n",
         k.name,
         sig.join(", "),
         lens.join(", "),
@@ -185,7 +186,7 @@ fn check_fn(k: &Kernel) -> String {
                 sig.push(format!("{name}: usize"));
                 let _ = writeln!(
                     body,
-                    "        ::ferrocute::kernel::Arg::dim(::ferrocute::kernel::ArgType::{}, {name:?}, {name})?;",
+                    "        ::ferrocute::runtime::Arg::dim(::ferrocute::runtime::ArgType::{}, {name:?}, {name})?;",
                     Kernel::arg_variant(*ty)
                 );
             }
@@ -215,7 +216,7 @@ fn check_fn(k: &Kernel) -> String {
         if let Param::Input { name, len, .. } | Param::Output { name, len, .. } = p {
             let _ = writeln!(
                 body,
-                "        ::ferrocute::kernel::check_len({name:?}, {}, {name}_len)?;",
+                "        ::ferrocute::runtime::check_len({name:?}, {}, {name}_len)?;",
                 len.rust()
             );
         }
@@ -230,9 +231,9 @@ fn check_fn(k: &Kernel) -> String {
         "\n    /// The checks [`Self::{0}`] makes before it launches, which need no GPU: each\n\
          \x20   /// dimension fits its C++ type, each buffer (`<name>_len` elements) is long enough and\n\
          \x20   /// no size overflows, the grid is within CUDA's limits. Returns the launch shape.\n\
-         {allow}    pub fn check_{0}({1}) -> ::std::result::Result<::ferrocute::kernel::LaunchDims, ::ferrocute::kernel::Error> {{\n\
+         {allow}    pub fn check_{0}({1}) -> ::std::result::Result<::ferrocute::runtime::LaunchDims, ::ferrocute::runtime::Error> {{\n\
          {body}\
-         \x20       ::ferrocute::kernel::LaunchDims::new([{2}], {3:?}, {4})\n    }}\n",
+         \x20       ::ferrocute::runtime::LaunchDims::new([{2}], {3:?}, {4})\n    }}\n",
         k.name,
         sig.join(", "),
         grid.join(", "),

@@ -81,6 +81,9 @@ pub(crate) fn module_hash(m: &Unit, kernel_dir: &Path) -> String {
     for f in NVCC_FLAGS {
         h = fnv1a(f.as_bytes(), h);
     }
+    if m.force_include {
+        h = fnv1a(b"--pre-include", h);
+    }
     format!("{h:016x}")
 }
 

@@ -27,7 +27,7 @@
 //! `ferrocute-layout`, and the `extern "C"` prototype of each [`Kernel`]) and
 //! `OUT_DIR/<module>.rs`: a launcher struct whose methods check every argument (buffer
 //! lengths from [`SizeExpr`]s of the dimensions, contexts, integer ranges, grid limits)
-//! and return `ferrocute::kernel::Error` instead of launching with bad input.
+//! and return `ferrocute::runtime::Error` instead of launching with bad input.
 //!
 //! ```no_run
 //! // build.rs of a crate with `kernels/scale.cu` and `ferrocute-kernels` as a
@@ -147,6 +147,10 @@ pub(crate) struct Unit<'a> {
     pub(crate) ptx_arch: &'static str,
     pub(crate) ptx_isa: Option<&'a str>,
     pub(crate) targets: &'a [Target],
+    /// Whether nvcc includes the generated header before the source (`-include`), so that
+    /// a source which does not include it still meets its kernels' prototypes: a
+    /// downstream crate's launchers rely on them.
+    pub(crate) force_include: bool,
 }
 
 impl Unit<'static> {
@@ -160,6 +164,7 @@ impl Unit<'static> {
             ptx_arch: m.ptx_arch,
             ptx_isa: m.ptx_isa,
             targets: m.targets,
+            force_include: false,
         }
     }
 }

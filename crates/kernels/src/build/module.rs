@@ -145,6 +145,7 @@ impl Module {
             ptx_arch: self.ptx_arch,
             ptx_isa: self.ptx_isa,
             targets: &self.targets,
+            force_include: true,
         }
     }
 }
@@ -254,12 +255,12 @@ mod tests {
             "pub static SCALE_ARTIFACTS: ::ferrocute::kernels::ModuleArtifacts",
             "include_bytes!(\"/a/scale.sm_80.cubin.zst\")",
             "let dims = Self::check_scale_f32(x.len(), y.len(), n)?;",
-            "::ferrocute::kernel::same_context(stream, y.stream(), \"y\")?;",
+            "::ferrocute::runtime::same_context(stream, y.stream(), \"y\")?;",
             "let (y, _sync1) = y.device_ptr_mut(stream);",
-            "::ferrocute::kernel::Arg::dim(::ferrocute::kernel::ArgType::I32, \"n\", n)?",
-            "::ferrocute::kernel::Arg::F32(alpha)",
-            "::ferrocute::kernel::check_len(\"y\", Some(n).zip(Some(2_u64)).and_then(|(x, y)| x.checked_mul(y)), y_len)?;",
-            "::ferrocute::kernel::LaunchDims::new([Some(n).map(|x| x.div_ceil(128)), Some(1_u64), Some(1_u64)], [128, 1, 1], 0)",
+            "::ferrocute::runtime::Arg::dim(::ferrocute::runtime::ArgType::I32, \"n\", n)?",
+            "::ferrocute::runtime::Arg::F32(alpha)",
+            "::ferrocute::runtime::check_len(\"y\", Some(n).zip(Some(2_u64)).and_then(|(x, y)| x.checked_mul(y)), y_len)?;",
+            "::ferrocute::runtime::LaunchDims::new([Some(n).map(|x| x.div_ceil(128)), Some(1_u64), Some(1_u64)], [128, 1, 1], 0)",
         ] {
             assert!(rs.contains(want), "missing {want:?} in\n{rs}");
         }

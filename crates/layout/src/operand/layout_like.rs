@@ -108,6 +108,8 @@ pub trait LayoutLike: Operand + core::fmt::Display {
     /// [`LayoutLike::try_at`] to get the error instead.
     #[inline(always)]
     fn at<Cr: IntTuple>(&self, c: Cr) -> usize {
+        // Checked here too, so that a mismatch points at the caller's line.
+        let () = CoordFits::<Self, Cr>::OK;
         self.post(self.at_raw(c))
     }
 

@@ -10,7 +10,7 @@
 //! ```text
 //! // in the downstream crate (examples/transpose is one)
 //! mod kernels { include!(concat!(env!("OUT_DIR"), "/transpose.rs")); }
-//! let stream = ferrocute::kernel::open(0)?;
+//! let stream = ferrocute::runtime::open(0)?;
 //! let t = kernels::Transpose::new(stream.clone())?;
 //! t.transpose_f32(&src, &mut dst, m, n)?;      // Err(Error::BufferTooShort { .. }), never UB
 //! ```
@@ -22,22 +22,30 @@
 //! - the argument types: the generated header declares the kernel's `extern "C"`
 //!   prototype from the same description, so a definition with other parameter types does
 //!   not compile;
-//! - the memory: each buffer is a cudarc buffer of the launcher's context, at least as
-//!   long as its declared size at the given dimensions (computed with overflow checks),
+//! - the memory: each buffer is a cudarc buffer ([`DeviceIn`], [`DeviceOut`]: sealed, so
+//!   its length and address come from cudarc) of the launcher's context, at least as long
+//!   as its declared size at the given dimensions (computed with overflow checks),
 //!   borrowed (`&mut` for outputs) with cudarc's event guards until the launch is enqueued;
 //! - the launch: dimensions fit their C++ integer types, the grid CUDA's limits.
+//!
+//! The prototypes hold because nvcc includes the generated header before the crate's
+//! source (`--pre-include`), whether or not the source includes it. The kernel images are
+//! the crate's committed artifacts, or what `FERROCUTE_PTX_DIR` names: that variable is
+//! trusted as `LD_LIBRARY_PATH` is (it exists to try a rebuilt kernel in place).
 //!
 //! What the checks cannot see is the kernel's body: its author promises, by the
 //! declaration in `build.rs`, that with those dimensions it accesses each buffer only
 //! within its declared size and no other memory, as one does when writing an `extern`
 //! binding.
 
+mod buffer;
 mod device_engine;
 mod error;
 mod launch;
 pub(crate) mod load;
 mod module;
 
+pub use buffer::{DeviceIn, DeviceOut};
 pub use device_engine::Device;
 pub use error::Error;
 pub use launch::{check_len, launch, same_context, Arg, ArgType, LaunchDims};
@@ -52,7 +60,7 @@ use cudarc::driver::{CudaContext, CudaStream};
 /// that it skipped its GPU work).
 ///
 /// ```no_run
-/// match ferrocute::kernel::open(0) {
+/// match ferrocute::runtime::open(0) {
 ///     Ok(stream) => println!("{:?}", stream.context().name()),
 ///     Err(e) => println!("skipped: {e}"),
 /// }

@@ -16,9 +16,9 @@ use ferrocute_layout::tensor::engine::Engine;
 /// [`make_tensor`]: ferrocute_layout::make_tensor
 ///
 /// ```no_run
-/// use ferrocute::kernel::Device;
+/// use ferrocute::runtime::Device;
 /// use ferrocute::{layout, make_tensor, tuple, Condition, LayoutLike};
-/// let stream = ferrocute::kernel::open(0)?;
+/// let stream = ferrocute::runtime::open(0)?;
 /// let buf = stream.alloc_zeros::<f32>(64 * 48)?;
 /// let a = make_tensor(Device::new(&buf), layout!((64,48):(1,64)))?;            // fits
 /// let tile = a.local_tile(tuple!((16,16)), (3usize, 2usize))?;

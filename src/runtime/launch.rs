@@ -1,5 +1,5 @@
 //! Checked launch shapes and arguments, and [`launch`]: the one `unsafe` driver call of
-//! [`crate::kernel`].
+//! [`crate::runtime`].
 
 use std::ffi::c_void;
 
@@ -43,7 +43,7 @@ impl Arg {
     /// Dimension `param` = `value` as `ty`, or [`Error::OutOfRange`] where it does not fit.
     ///
     /// ```
-    /// use ferrocute::kernel::{Arg, ArgType, Error};
+    /// use ferrocute::runtime::{Arg, ArgType, Error};
     /// assert_eq!(Arg::dim(ArgType::I32, "m", 7), Ok(Arg::I32(7)));
     /// assert_eq!(
     ///     Arg::dim(ArgType::I32, "m", 1 << 31),
@@ -82,7 +82,7 @@ impl Arg {
 /// the size overflowed, [`Error::Overflow`]); else [`Error::BufferTooShort`].
 ///
 /// ```
-/// use ferrocute::kernel::{check_len, Error};
+/// use ferrocute::runtime::{check_len, Error};
 /// assert!(check_len("x", Some(8), 8).is_ok());
 /// assert_eq!(check_len("x", Some(9), 8), Err(Error::BufferTooShort { param: "x", needed: 9, len: 8 }));
 /// assert_eq!(check_len("x", None, 8), Err(Error::Overflow { what: "x" }));
@@ -113,7 +113,7 @@ pub fn same_context(
 /// dynamic shared memory of at most 227 KiB (the device's own limit is the driver's check).
 ///
 /// ```
-/// use ferrocute::kernel::{Error, LaunchDims};
+/// use ferrocute::runtime::{Error, LaunchDims};
 /// let d = LaunchDims::new([Some(4), Some(2), Some(1)], [32, 8, 1], 0).unwrap();
 /// assert_eq!((d.grid(), d.block(), d.is_empty()), ([4, 2, 1], [32, 8, 1], false));
 /// assert!(LaunchDims::new([Some(0), Some(1), Some(1)], [32, 1, 1], 0).unwrap().is_empty());

@@ -1,13 +1,13 @@
-//! The error type of [`crate::kernel`].
+//! The error type of [`crate::runtime`].
 
 use std::fmt;
 
 /// Everything that can go wrong when loading a module or launching a kernel through a
-/// generated launcher. Nothing in [`crate::kernel`] panics on bad input: each check that
+/// generated launcher. Nothing in [`crate::runtime`] panics on bad input: each check that
 /// fails is one of these, with the offending values, and nothing is launched.
 ///
 /// ```
-/// use ferrocute::kernel::Error;
+/// use ferrocute::runtime::Error;
 /// let e = Error::BufferTooShort { param: "src", needed: 100, len: 64 };
 /// assert_eq!(e.to_string(), "src: the kernel needs 100 elements, the buffer holds 64");
 /// ```
