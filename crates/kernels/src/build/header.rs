@@ -21,13 +21,15 @@ use std::fmt::Write as _;
 /// let text = h.render(&[]);
 /// assert!(text.contains("constexpr int TILE = 32;"));
 /// assert!(text.contains("using SmemLayout = cute::ComposedLayout<cute::Swizzle<5,0,5>"));
-/// assert!(text.contains("static_assert(cute::size(SmemLayout{}) == 1024"));
+/// // CuTe must put the elements where ferrocute does: (1,0) at 32, swizzled to 33.
+/// assert!(text.contains("static_assert(SmemLayout{}(1) == 33,"));
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Header {
     includes: Vec<String>,
     constants: Vec<(String, u32)>,
-    layouts: Vec<(String, String, usize)>,
+    /// Name, C++ type, and `(index, offset)` pairs the C++ type must reproduce.
+    layouts: Vec<(String, String, Vec<(usize, usize)>)>,
 }
 
 impl Header {
@@ -72,7 +74,14 @@ impl Header {
         );
         self.check_free(name);
         let cpp = ferrocute_layout::render::cpp_type(&L::VALUE);
-        self.layouts.push((name.to_string(), cpp, L::SIZE));
+        // Offsets at the first, last and a few spread indices: a size, stride or swizzle
+        // rendered wrongly changes one of them.
+        let mut at: Vec<usize> = (0..8).map(|k| k * L::SIZE / 8).collect();
+        at.extend([1.min(L::SIZE - 1), L::SIZE - 1]);
+        at.sort_unstable();
+        at.dedup();
+        let evals = at.into_iter().map(|i| (i, L::VALUE.eval(i))).collect();
+        self.layouts.push((name.to_string(), cpp, evals));
         self
     }
 
@@ -94,13 +103,15 @@ impl Header {
         for (name, value) in &self.constants {
             let _ = writeln!(s, "constexpr int {name} = {value};");
         }
-        for (name, cpp, size) in &self.layouts {
+        for (name, cpp, evals) in &self.layouts {
             let _ = writeln!(s, "using {name} = {cpp};");
             // CuTe and ferrocute must agree on the layout the kernel indexes with.
-            let _ = writeln!(
-                s,
-                "static_assert(cute::size({name}{{}}) == {size}, \"{name}: CuTe's size differs from ferrocute's\");"
-            );
+            for (i, off) in evals {
+                let _ = writeln!(
+                    s,
+                    "static_assert({name}{{}}({i}) == {off}, \"{name}({i}): CuTe's offset differs from ferrocute's\");"
+                );
+            }
         }
         if !kernels.is_empty() {
             s += "\n// The entry points the launcher calls: a definition with other parameter \
