@@ -6,7 +6,7 @@ use std::ffi::{c_void, CString};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use cudarc::driver::{result, sys, CudaContext};
+use cudarc::driver::{result, sys, CudaContext, CudaStream, DriverError};
 use ferrocute_kernels::{ModuleArtifacts, Target};
 
 /// A loaded `CUmodule`, unloaded on drop (the context is kept alive by `ctx`).
@@ -189,4 +189,25 @@ pub(crate) fn driver_present() -> bool {
         //   handle is dropped at once (the library stays mapped while the process uses it).
         unsafe { libloading::Library::new(*name) }.is_ok()
     })
+}
+
+/// Why [`open_stream`] found no stream.
+pub(crate) enum OpenFailure {
+    /// No CUDA driver library.
+    NoDriver,
+    /// The device's primary context could not be had.
+    Device(DriverError),
+    /// The context could not make a stream.
+    Stream(DriverError),
+}
+
+/// Opens device `ordinal` (its primary context) and a new non-default stream, without
+/// panicking where there is no driver (the GEMM and `runtime::open` word the failure each
+/// in their own error type).
+pub(crate) fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, OpenFailure> {
+    if !driver_present() {
+        return Err(OpenFailure::NoDriver);
+    }
+    let ctx = CudaContext::new(ordinal).map_err(OpenFailure::Device)?;
+    ctx.new_stream().map_err(OpenFailure::Stream)
 }

@@ -53,7 +53,7 @@ pub use module::{Function, Module};
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaStream};
+use cudarc::driver::CudaStream;
 
 /// Opens device `ordinal` (its primary context) and a new stream on it, or
 /// [`Error::NoDevice`] without a driver or device (never a panic, so a program can report
@@ -66,15 +66,11 @@ use cudarc::driver::{CudaContext, CudaStream};
 /// }
 /// ```
 pub fn open(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
-    if !load::driver_present() {
-        return Err(Error::NoDevice {
-            reason: "CUDA driver library (libcuda) not found".into(),
-        });
-    }
-    let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoDevice {
-        reason: format!("device {ordinal}: {e}"),
-    })?;
-    ctx.new_stream().map_err(|e| Error::NoDevice {
-        reason: format!("device {ordinal}: stream creation: {e}"),
+    load::open_stream(ordinal).map_err(|f| Error::NoDevice {
+        reason: match f {
+            load::OpenFailure::NoDriver => "CUDA driver library (libcuda) not found".into(),
+            load::OpenFailure::Device(e) => format!("device {ordinal}: {e}"),
+            load::OpenFailure::Stream(e) => format!("device {ordinal}: stream creation: {e}"),
+        },
     })
 }

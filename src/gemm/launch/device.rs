@@ -6,21 +6,21 @@ use cudarc::driver::{result, CudaContext, CudaStream};
 
 use super::driver_msg;
 use crate::gemm::error::Error;
-use crate::runtime::load::driver_present;
+use crate::runtime::load::{self, driver_present, OpenFailure};
 
 /// Opens device `ordinal` (primary context) and a new non-default stream.
 pub(crate) fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
-    if !driver_present() {
-        return Err(Error::NoDevice {
+    load::open_stream(ordinal).map_err(|f| match f {
+        OpenFailure::NoDriver => Error::NoDevice {
             reason: "CUDA driver library (libcuda) not found".into(),
-        });
-    }
-    let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoDevice {
-        reason: format!("device {ordinal}: {e}"),
-    })?;
-    ctx.new_stream().map_err(|e| Error::Driver {
-        during: "stream creation",
-        reason: driver_msg(e),
+        },
+        OpenFailure::Device(e) => Error::NoDevice {
+            reason: format!("device {ordinal}: {e}"),
+        },
+        OpenFailure::Stream(e) => Error::Driver {
+            during: "stream creation",
+            reason: driver_msg(e),
+        },
     })
 }
 

@@ -28,8 +28,7 @@ use std::fmt::Write as _;
 pub struct Header {
     includes: Vec<String>,
     constants: Vec<(String, u32)>,
-    /// Name, C++ type, and `(index, offset)` pairs the C++ type must reproduce.
-    layouts: Vec<(String, String, Vec<(usize, usize)>)>,
+    layouts: Vec<HeaderLayout>,
 }
 
 impl Header {
@@ -81,7 +80,11 @@ impl Header {
         at.sort_unstable();
         at.dedup();
         let evals = at.into_iter().map(|i| (i, L::VALUE.eval(i))).collect();
-        self.layouts.push((name.to_string(), cpp, evals));
+        self.layouts.push(HeaderLayout {
+            name: name.to_string(),
+            cpp,
+            samples: evals,
+        });
         self
     }
 
@@ -103,10 +106,10 @@ impl Header {
         for (name, value) in &self.constants {
             let _ = writeln!(s, "constexpr int {name} = {value};");
         }
-        for (name, cpp, evals) in &self.layouts {
+        for HeaderLayout { name, cpp, samples } in &self.layouts {
             let _ = writeln!(s, "using {name} = {cpp};");
             // CuTe and ferrocute must agree on the layout the kernel indexes with.
-            for (i, off) in evals {
+            for (i, off) in samples {
                 let _ = writeln!(
                     s,
                     "static_assert({name}{{}}({i}) == {off}, \"{name}({i}): CuTe's offset differs from ferrocute's\");"
@@ -126,7 +129,7 @@ impl Header {
 
     fn check_free(&self, name: &str) {
         let taken = self.constants.iter().any(|(n, _)| n == name)
-            || self.layouts.iter().any(|(n, _, _)| n == name);
+            || self.layouts.iter().any(|l| l.name == name);
         assert!(!taken, "Header: {name} is declared twice");
     }
 }
@@ -175,4 +178,13 @@ mod tests {
         assert!(is_upper_camel("SmemLayoutT") && !is_upper_camel("smem") && !is_upper_camel("A_B"));
         assert!(is_snake("transpose_f32") && !is_snake("Transpose") && !is_snake("9a"));
     }
+}
+
+/// A layout type of the header: its name, its C++ type, and `(index, offset)` pairs the
+/// C++ type must reproduce.
+#[derive(Clone, Debug)]
+struct HeaderLayout {
+    name: String,
+    cpp: String,
+    samples: Vec<(usize, usize)>,
 }
