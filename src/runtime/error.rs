@@ -66,8 +66,8 @@ pub enum Error {
         /// CUDA's limit along it.
         limit: u64,
     },
-    /// The block shape or shared memory are not launchable (more than 1024 threads, more
-    /// than 227 KiB).
+    /// The block shape or shared memory are not launchable: not 1 to 1024 threads, more
+    /// than 64 along z, more than 227 KiB, or more than the function was looked up with.
     BadBlock {
         /// The block shape.
         block: [u32; 3],

@@ -5,6 +5,8 @@ use std::ffi::c_void;
 
 use cudarc::driver::{result, sys, CudaStream};
 
+use ferrocute_kernels::{block_shape_ok, GRID_LIMITS, SMEM_LIMIT};
+
 use super::{Error, Function};
 
 /// A kernel argument, by value: a device address or a scalar of the C++ parameter's type.
@@ -136,9 +138,8 @@ pub struct LaunchDims {
 impl LaunchDims {
     /// Checks `grid` (`None`: its computation overflowed), `block` and `smem_bytes`.
     pub fn new(grid: [Option<u64>; 3], block: [u32; 3], smem_bytes: u32) -> Result<Self, Error> {
-        const LIMITS: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
         let mut g = [0u32; 3];
-        for (axis, (blocks, limit)) in grid.into_iter().zip(LIMITS).enumerate() {
+        for (axis, (blocks, limit)) in grid.into_iter().zip(GRID_LIMITS).enumerate() {
             let blocks = blocks.ok_or(Error::Overflow { what: "grid" })?;
             if blocks > limit {
                 return Err(Error::GridTooLarge {
@@ -149,8 +150,7 @@ impl LaunchDims {
             }
             g[axis] = blocks as u32;
         }
-        let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
-        if !(1..=1024).contains(&threads) || block[2] > 64 || smem_bytes > 227 * 1024 {
+        if !block_shape_ok(block) || smem_bytes as usize > SMEM_LIMIT {
             return Err(Error::BadBlock { block, smem_bytes });
         }
         Ok(LaunchDims {

@@ -8,6 +8,20 @@ pub(crate) const ELEM_BYTES: usize = 2;
 /// Shared memory an H100 CTA may use (227 KiB).
 pub const SMEM_LIMIT: usize = 227 * 1024;
 
+/// The most blocks CUDA launches along x, y and z.
+pub const GRID_LIMITS: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// Whether `block` is a CUDA block shape: 1 to 1024 threads, at most 64 along z.
+///
+/// ```
+/// use ferrocute_kernels::block_shape_ok;
+/// assert!(block_shape_ok([32, 8, 4]) && !block_shape_ok([32, 1, 65]) && !block_shape_ok([0, 1, 1]));
+/// ```
+pub const fn block_shape_ok(block: [u32; 3]) -> bool {
+    let threads = block[0] as u64 * block[1] as u64 * block[2] as u64;
+    threads >= 1 && threads <= 1024 && block[2] <= 64
+}
+
 pub(crate) const fn unwrap(r: Result<Value, ferrocute_layout::LayoutError>) -> Value {
     match r {
         Ok(v) => v,

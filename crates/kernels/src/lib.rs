@@ -19,4 +19,4 @@ pub mod sm90_skinny;
 pub mod sm90_splitk;
 
 pub use artifact::{decompress, Artifact, ModuleArtifacts, Target};
-pub use common::SMEM_LIMIT;
+pub use common::{block_shape_ok, GRID_LIMITS, SMEM_LIMIT};

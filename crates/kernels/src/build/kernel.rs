@@ -252,10 +252,6 @@ pub(crate) const RESERVED: &[&str] = &[
     "volatile",
 ];
 
-/// Shared memory a Hopper block may opt in to (227 KiB; sm_80 allows 163 KiB, and the
-/// driver refuses a load beyond the device's limit).
-const SMEM_MAX: u32 = 227 * 1024;
-
 impl Kernel {
     /// A kernel without parameters, one thread, one block. Names are `snake_case`.
     ///
@@ -319,9 +315,8 @@ impl Kernel {
 
     /// The block shape (at most 1024 threads; `z` at most 64).
     pub fn block(mut self, block: [u32; 3]) -> Kernel {
-        let threads = block.iter().map(|&b| u64::from(b)).product::<u64>();
         assert!(
-            (1..=1024).contains(&threads) && block[2] <= 64,
+            crate::block_shape_ok(block),
             "Kernel {}: block {block:?} is not a CUDA block shape",
             self.name
         );
@@ -338,7 +333,7 @@ impl Kernel {
     /// Dynamic shared memory per block, bytes (at most 227 KiB).
     pub fn smem_bytes(mut self, bytes: u32) -> Kernel {
         assert!(
-            bytes <= SMEM_MAX,
+            bytes as usize <= crate::SMEM_LIMIT,
             "Kernel {}: {bytes} bytes of shared memory",
             self.name
         );
