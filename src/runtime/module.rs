@@ -55,22 +55,33 @@ impl Module {
         let ctx = stream.context().clone();
         // The address tells two crates' modules of the same name apart.
         let key = artifacts as *const ModuleArtifacts as usize;
-        let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
-        let found = loaded
-            .iter()
-            .find(|(c, k, _)| **c == *ctx && *k == key)
-            .map(|(_, _, m)| m.clone());
-        let module = match found {
+        let find = |loaded: &[Loaded]| {
+            loaded
+                .iter()
+                .find(|(c, k, _)| **c == *ctx && *k == key)
+                .map(|(_, _, m)| m.clone())
+        };
+        let cached = find(&LOADED.lock().unwrap_or_else(|p| p.into_inner()));
+        let module = match cached {
             Some(m) => m,
             None => {
+                // Loaded outside the lock: a PTX JIT takes seconds, and the other modules'
+                // loads need not wait for it. Should another thread have loaded the same
+                // module meanwhile, its copy is kept and this one dropped (unloaded).
                 ctx.bind_to_thread().map_err(|e| load_err(e.to_string()))?;
                 let cc = ctx
                     .compute_capability()
                     .map_err(|e| load_err(e.to_string()))?;
                 let image = load::module_image(name, Some(artifacts), cc).map_err(load_err)?;
                 let m = Arc::new(load::load(&ctx, image).map_err(load_err)?);
-                loaded.push((ctx, key, m.clone()));
-                m
+                let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+                match find(&loaded) {
+                    Some(first) => first,
+                    None => {
+                        loaded.push((ctx, key, m.clone()));
+                        m
+                    }
+                }
             }
         };
         Ok(Module {
