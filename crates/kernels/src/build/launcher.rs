@@ -100,29 +100,20 @@ fn launch_method(k: &Kernel) -> String {
     let mut args = Vec::new();
     for (i, p) in k.params().iter().enumerate() {
         match p {
-            Param::Input { name, elem, .. } => {
+            Param::Input { name, elem, .. } | Param::Output { name, elem, .. } => {
+                let (borrow, bound, ptr) = match p {
+                    Param::Input { .. } => ("&", "DeviceIn", "device_ptr"),
+                    _ => ("&mut ", "DeviceOut", "device_ptr_mut"),
+                };
                 sig.push(format!(
-                    "{name}: &impl ::ferrocute::runtime::DeviceIn<{}>",
+                    "{name}: {borrow}impl ::ferrocute::runtime::{bound}<{}>",
                     elem.rust()
                 ));
                 lens.push(format!("{name}.len()"));
                 let _ = writeln!(contexts, "        ::ferrocute::runtime::same_context(stream, {name}.stream(), {name:?})?;");
                 let _ = writeln!(
                     pointers,
-                    "        let ({name}, _sync{i}) = {name}.device_ptr(stream);"
-                );
-                args.push(format!("::ferrocute::runtime::Arg::Ptr({name})"));
-            }
-            Param::Output { name, elem, .. } => {
-                sig.push(format!(
-                    "{name}: &mut impl ::ferrocute::runtime::DeviceOut<{}>",
-                    elem.rust()
-                ));
-                lens.push(format!("{name}.len()"));
-                let _ = writeln!(contexts, "        ::ferrocute::runtime::same_context(stream, {name}.stream(), {name:?})?;");
-                let _ = writeln!(
-                    pointers,
-                    "        let ({name}, _sync{i}) = {name}.device_ptr_mut(stream);"
+                    "        let ({name}, _sync{i}) = {name}.{ptr}(stream);"
                 );
                 args.push(format!("::ferrocute::runtime::Arg::Ptr({name})"));
             }

@@ -21,28 +21,7 @@ use crate::value::Value;
 /// assert_eq!(upcast(&bits, 16).unwrap().to_string(), "(32,8):(8,1)");
 /// ```
 pub const fn upcast(l: &Value, n: usize) -> Res {
-    tri!(plain("upcast", l));
-    let count = l.shape.leaf_count();
-    let mut shape = [0usize; MAX_NODES];
-    let mut stride = [0usize; MAX_NODES];
-    let mut k = 0;
-    while k < count {
-        let (s, d) = (l.shape.leaf_at(k), l.stride.leaf_at(k));
-        if d == 0 {
-            (shape[k], stride[k]) = (s, 0);
-        } else {
-            if !d.is_multiple_of(n) && !n.is_multiple_of(d) {
-                return Err(err("upcast", Condition::UpcastDivisibility, d, n));
-            }
-            let merged = n.div_ceil(d);
-            if !s.is_multiple_of(merged) && !merged.is_multiple_of(s) {
-                return Err(err("upcast", Condition::ShapeDivisibility, s, merged));
-            }
-            (shape[k], stride[k]) = (s.div_ceil(merged), d.div_ceil(n));
-        }
-        k += 1;
-    }
-    Ok(rebuilt(l, &shape, &stride, count))
+    leaf_by_leaf("upcast", l, n, true)
 }
 
 /// CuTe's `downcast<N>(layout)`: the layout over elements `n` times narrower. A unit-stride
@@ -54,14 +33,36 @@ pub const fn upcast(l: &Value, n: usize) -> Res {
 /// assert_eq!(downcast(&l, 2).unwrap().to_string(), "(8,2):(1,8)");
 /// ```
 pub const fn downcast(l: &Value, n: usize) -> Res {
-    tri!(plain("downcast", l));
+    leaf_by_leaf("downcast", l, n, false)
+}
+
+/// `upcast` (`up`) or `downcast` of every leaf `s:d` of a plain layout.
+const fn leaf_by_leaf(op: &'static str, l: &Value, n: usize, up: bool) -> Res {
+    tri!(plain(op, l));
     let count = l.shape.leaf_count();
     let mut shape = [0usize; MAX_NODES];
     let mut stride = [0usize; MAX_NODES];
     let mut k = 0;
     while k < count {
         let (s, d) = (l.shape.leaf_at(k), l.stride.leaf_at(k));
-        (shape[k], stride[k]) = if d == 1 { (s * n, 1) } else { (s, d * n) };
+        (shape[k], stride[k]) = if !up {
+            if d == 1 {
+                (s * n, 1)
+            } else {
+                (s, d * n)
+            }
+        } else if d == 0 {
+            (s, 0)
+        } else {
+            if !d.is_multiple_of(n) && !n.is_multiple_of(d) {
+                return Err(err(op, Condition::UpcastDivisibility, d, n));
+            }
+            let merged = n.div_ceil(d);
+            if !s.is_multiple_of(merged) && !merged.is_multiple_of(s) {
+                return Err(err(op, Condition::ShapeDivisibility, s, merged));
+            }
+            (s.div_ceil(merged), d.div_ceil(n))
+        };
         k += 1;
     }
     Ok(rebuilt(l, &shape, &stride, count))
