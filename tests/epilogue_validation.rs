@@ -228,7 +228,7 @@ fn axes_follow_the_plan_that_runs() {
     );
     let ds = on(linear(4, 2048, 1024, 4096), true);
     assert!(
-        ds.plan.d_n_major && ds.kernel.contains("splitk"),
+        ds.plan.d_n_major && ds.kernel.contains("skinny16_w8_epi"),
         "{}",
         ds.kernel
     );
@@ -258,20 +258,29 @@ fn epilogue_errors_say_what_is_wrong() {
     assert!(e.to_string().starts_with("SwiGLU epilogue: beta"));
 }
 
-/// A fused plan never takes the register-streaming kernel (it applies no epilogue): m <= 16
-/// runs on the split-K tiles then, transposed as before.
+/// An epilogue never changes the dispatch: a fused decode plan runs the register-streaming
+/// kernel as the plain one does, through its `_epi` entry points, and a fused prefill plan
+/// the same persistent tile under the same entry point.
 #[test]
-fn fused_decode_runs_split_k() {
-    for (m, n, k) in [(1, 4096, 4096), (16, 14336, 4096), (8, 28672, 4096)] {
+fn fused_dispatch_is_the_plain_dispatch() {
+    for (m, n, k) in [
+        (1, 4096, 4096),
+        (16, 14336, 4096),
+        (8, 28672, 4096),
+        (4096, 4096, 4096),
+        (512, 28672, 4096),
+    ] {
         let mut p = plan(&linear(m, n, n, k)).unwrap();
         let plain = dispatch_plan(p, "bf16", "bf16", (9, 0), 132, &Overrides::default()).unwrap();
-        assert!(plain.kernel.contains("skinny"), "{}", plain.kernel);
         p.fused = true;
         let fused = dispatch_plan(p, "bf16", "bf16", (9, 0), 132, &Overrides::default()).unwrap();
-        assert!(
-            fused.kernel.contains("splitk") && fused.plan.d_n_major,
-            "{}",
-            fused.kernel
-        );
+        assert_eq!(fused.config, plain.config, "{m}x{n}x{k}");
+        assert_eq!(fused.grid, plain.grid, "{m}x{n}x{k}");
+        if m <= 16 {
+            assert!(plain.kernel.contains("skinny"), "{}", plain.kernel);
+            assert_eq!(fused.kernel, plain.kernel.replace("_w8_", "_w8_epi_"));
+        } else {
+            assert_eq!(fused.kernel, plain.kernel);
+        }
     }
 }

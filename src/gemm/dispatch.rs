@@ -220,13 +220,12 @@ fn tma_ok(plan: &Plan) -> bool {
 /// What the register-streaming small-M kernels take: `m` within one 16-row tile, a K-major
 /// B (16- or 8-byte loads along K) and A of either majorness (the `align_elems` of 4 puts
 /// an M-major A's k rows on 8 bytes), `k` a multiple of 4, and its tiles (16 rows by up to
-/// 8 parts of K, in every batch) counted in an `i32`; no fused epilogue (`Plan::fused`:
-/// its code in this kernel cost the plain launches a quarter of their speed).
+/// 8 parts of K, in every batch) counted in an `i32` (a fused epilogue runs its `_epi` entry
+/// points, [`KernelConfig::fused_entries`]).
 /// B may have any size: the kernel splits K across CTAs where its tiles would leave SMs
 /// idle ([`skinny_parts`]).
 fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
-    !plan.fused
-        && plan.m <= c.tile_m as i32
+    plan.m <= c.tile_m as i32
         && plan.b.k_major
         && plan.k % 4 == 0
         && (plan.n as u64).div_ceil(16) * 8 * plan.batch as u64 <= i32::MAX as u64
@@ -442,7 +441,14 @@ pub fn dispatch_plan(
     Ok(Dispatch {
         plan,
         config: Some(cfg),
-        kernel: kernel_name(cfg, plan.a.k_major, plan.b.k_major, input, output),
+        kernel: kernel_name(
+            cfg,
+            plan.a.k_major,
+            plan.b.k_major,
+            input,
+            output,
+            plan.fused,
+        ),
         grid,
         cluster,
         repacked: [false; 3],

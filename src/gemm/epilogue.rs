@@ -9,9 +9,9 @@
 //!
 //! `bias` and `s` are vectors with one element per row of C ([`Along::Rows`], length m) or
 //! per column ([`Along::Cols`], length n), in `f32`, `bf16` or `f16` whatever C's type;
-//! they are broadcast over batches. Every kernel but the register-streaming one applies
-//! every epilogue, so the dispatch is the plain one's except that m <= 16 then runs on the
-//! split-K tiles.
+//! they are broadcast over batches. Every kernel applies every epilogue, so the dispatch is
+//! the plain one's (the register-streaming kernel through entry points of its own, whose
+//! code stays out of its plain ones).
 //!
 //! [`Activation::SwiGlu`] is gated: B's `n` columns hold gate and up interleaved (column
 //! `2j` the gate of output column `j`, `2j + 1` its up: for `y = x Wᵀ`, W's rows

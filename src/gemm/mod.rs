@@ -333,8 +333,8 @@ impl Gemm {
 
     /// [`Gemm::gemm`] with a fused [`Epilogue`]: `C = act(alpha * A * B + beta * C + bias)`
     /// with optional scales, or SwiGLU over interleaved columns, where C then has half of
-    /// B's columns ([`Activation::SwiGlu`]). The kernels apply it at their stores (m <= 16
-    /// runs on the split-K tiles then). Errors as [`Gemm::gemm`]'s, and the epilogue's own
+    /// B's columns ([`Activation::SwiGlu`]). Every kernel applies it at its stores, so the
+    /// dispatch is [`Gemm::gemm`]'s. Errors as [`Gemm::gemm`]'s, and the epilogue's own
     /// ([`check_epilogue`], [`plan_gated`]).
     ///
     /// ```no_run

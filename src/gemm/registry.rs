@@ -96,6 +96,12 @@ pub struct KernelConfig {
     /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)): the persistent
     /// Hopper tiles without a cluster or an epilogue buffered in shared memory.
     pub can_split_tail: bool,
+    /// Whether launches with a fused epilogue ([`Plan::fused`](super::plan::Plan::fused))
+    /// take entry points of their own, `ferrocute_<name>_epi_...` ([`kernel_name`]): the
+    /// register-streaming kernel's, whose plain entry points carry no epilogue code (in
+    /// them it cost the plain launches a quarter of their speed) and trap on one. The
+    /// others read the epilogue's fields at run time.
+    pub fused_entries: bool,
 }
 
 /// How a kernel maps its output tiles onto the grid.
@@ -135,6 +141,7 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         grid: GridKind::Raster1D,
         cluster_m: 1,
         can_split_tail: false,
+        fused_entries: false,
     }
 }
 
@@ -164,6 +171,7 @@ const fn hopper(
         grid,
         cluster_m: cluster_m as u32,
         can_split_tail: false,
+        fused_entries: false,
     }
 }
 
@@ -204,6 +212,7 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
     KernelConfig {
         path: LaunchPath::Params,
         align_elems: 4,
+        fused_entries: true,
         ..hopper(
             C::NAME,
             SM90_SKINNY,
@@ -317,6 +326,7 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     grid: GridKind::Tiles2D,
     cluster_m: 1,
     can_split_tail: false,
+    fused_entries: false,
 };
 
 /// The repacking copies (`src/kernels/repack.cuh`, entry points [`repack_entry`])
@@ -345,12 +355,16 @@ pub fn repack_entry(elem_bytes: u64) -> &'static str {
     }
 }
 
-/// Entry-point name: `ferrocute_<cfg>_<am><bm>_<in>_<out>`, `am` in {k,m}, `bm` in {k,n}.
+/// Entry-point name: `ferrocute_<cfg>_<am><bm>_<in>_<out>`, `am` in {k,m}, `bm` in {k,n};
+/// `ferrocute_<cfg>_epi_...` for a launch with a fused epilogue of a kernel whose
+/// [`KernelConfig::fused_entries`] says so.
 ///
 /// ```
-/// use ferrocute::gemm::registry::{kernel_name, SIMPLE_KERNEL};
-/// assert_eq!(kernel_name(&SIMPLE_KERNEL, true, false, "bf16", "f32"),
+/// use ferrocute::gemm::registry::{kernel_name, SIMPLE_KERNEL, SKINNY_KERNELS};
+/// assert_eq!(kernel_name(&SIMPLE_KERNEL, true, false, "bf16", "f32", true),
 ///            "ferrocute_gemm_simple_kn_bf16_f32");
+/// assert_eq!(kernel_name(&SKINNY_KERNELS[0], true, true, "bf16", "bf16", true),
+///            "ferrocute_sm90_skinny16_w8_epi_kk_bf16_bf16");
 /// ```
 pub fn kernel_name(
     cfg: &KernelConfig,
@@ -358,10 +372,16 @@ pub fn kernel_name(
     b_k_major: bool,
     input: &str,
     output: &str,
+    fused: bool,
 ) -> String {
     let am = if a_k_major { 'k' } else { 'm' };
     let bm = if b_k_major { 'k' } else { 'n' };
-    format!("ferrocute_{}_{am}{bm}_{input}_{output}", cfg.name)
+    let epi = if fused && cfg.fused_entries {
+        "_epi"
+    } else {
+        ""
+    };
+    format!("ferrocute_{}{epi}_{am}{bm}_{input}_{output}", cfg.name)
 }
 
 /// Whether a GPU of compute capability `cc` can run `cfg`: its module has a cubin for that

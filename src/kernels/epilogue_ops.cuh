@@ -57,24 +57,31 @@ struct EpiArgs {
   float alpha, beta;
   const void* bias;
   const void* scale;
-  int32_t act, bias_axis, bias_type, scale_axis, scale_type, scale_at, gated, m;
+  int32_t act, bias_axis, bias_type, scale_axis, scale_type, scale_at, gated, m, n;
 };
 
 __device__ __forceinline__ EpiArgs epi_args(GemmParams const& p) {
-  return EpiArgs{p.alpha,     p.beta,       p.bias,       p.scale,    p.act,   p.bias_axis,
-                 p.bias_type, p.scale_axis, p.scale_type, p.scale_at, p.gated, p.m};
+  return EpiArgs{p.alpha,      p.beta,       p.bias,     p.scale, p.act, p.bias_axis, p.bias_type,
+                 p.scale_axis, p.scale_type, p.scale_at, p.gated, p.m,   p.n};
 }
 
 // x * sigmoid(z) in a form without cancellation or overflow: silu(x) = x s(x), and GELU's
 // tanh form 0.5 x (1 + tanh(u)) = x s(2u). With e = exp(-|z|) in [0, 1], 1 + e lies in
-// [1, 2], whose correctly rounded reciprocal has no special cases; an IEEE division there
-// still took its slow subroutine for most outputs of a GEMM (e underflows to 0 or a
-// denormal once |z| > 87), and x / (1 + exp(-z)) overflowed to a division by inf.
-// -inf gives 0 (the limit; -inf * 0 is NaN).
+// [1, 2], where an approximate reciprocal and one Newton step are faithful (within an ulp)
+// with no special case: an IEEE division there took its slow subroutine for most outputs
+// of a GEMM (e underflows to 0 or a denormal once |z| > 87), x / (1 + exp(-z)) overflowed
+// to a division by inf, and even __frcp_rn carried a branch per value. -inf gives 0 (the
+// limit; -inf * 0 is NaN), chosen by a select: no branch on the hot path.
+__device__ __forceinline__ float epi_rcp_1_2(float y) {   // 1 / y for y in [1, 2]
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(y));
+  return fmaf(r, fmaf(-y, r, 1.f), r);
+}
+
 __device__ __forceinline__ float epi_x_sigmoid(float x, float z) {
-  if (isinf(x) && x < 0.f) return 0.f;
   const float e = expf(-fabsf(z));
-  return x * ((z >= 0.f ? 1.f : e) * __frcp_rn(1.f + e));
+  const float r = x * ((z >= 0.f ? 1.f : e) * epi_rcp_1_2(1.f + e));
+  return x == -INFINITY ? 0.f : r;
 }
 
 __device__ __forceinline__ float epi_silu(float x) { return epi_x_sigmoid(x, x); }
@@ -86,9 +93,10 @@ __device__ __forceinline__ float epi_act(float x, int32_t act) {
     case kActRelu: return x < 0.f ? 0.f : x;   // NaN < 0 is false: NaN passes through
     case kActGeluTanh:
       return epi_x_sigmoid(x, 1.5957691216057308f * (x + 0.044715f * x * x * x));
-    case kActGeluErf:
-      if (isinf(x) && x < 0.f) return 0.f;
-      return 0.5f * x * erfcf(-0.7071067811865476f * x);
+    case kActGeluErf: {
+      const float r = 0.5f * x * erfcf(-0.7071067811865476f * x);
+      return x == -INFINITY ? 0.f : r;
+    }
     case kActSilu: return epi_silu(x);
     default: return x;
   }
@@ -213,6 +221,100 @@ __device__ __forceinline__ void epi_gated8(float (&out)[8], const float (&v)[8],
     if (m + i >= e.m) break;
     if (e.gated == 1) out[i] = epi_gated(v[i], up[i], m + i, n, e);
     else if (i % 2 == 0) out[i / 2] = epi_gated(v[i], v[i + 1], m + i, n, e);
+  }
+}
+
+// ---- for the sm90 TMA store: the epilogue in registers, on the accumulator fragment ----
+//
+// A thread's 8 values of one 16-column group of an m64nNk16 fragment: value k = 2*mtx + v0
+// at row r0 + 8*(mtx%2), column c0 + 8*(mtx/2) + v0 (stmatrix_cols's order). Two rows and
+// four columns (two adjacent pairs): the rows' elements of a vector along M are the same
+// for every group of a slab (EpiRows, read once), a vector along N takes four loads a group.
+
+template <class T>
+__device__ __forceinline__ float2 epi_rows2_as(const void* v, int r0, int mlim) {
+  const T* p = static_cast<const T*>(v);
+  return make_float2(r0 < mlim ? float(p[r0]) : 0.f, r0 + 8 < mlim ? float(p[r0 + 8]) : 0.f);
+}
+
+// A vector's elements at rows r0 and r0 + 8 (0 past M).
+__device__ __forceinline__ float2 epi_rows2(const void* v, int32_t type, int r0, int mlim) {
+  switch (type) {
+    case kVecBf16: return epi_rows2_as<__nv_bfloat16>(v, r0, mlim);
+    case kVecF16: return epi_rows2_as<__half>(v, r0, mlim);
+    default: return epi_rows2_as<float>(v, r0, mlim);
+  }
+}
+
+template <class T>
+__device__ __forceinline__ void epi_cols4_as(float (&c)[4], const void* v, int c0, int nlim) {
+  const T* p = static_cast<const T*>(v);
+  CUTE_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    const int n = c0 + 8 * (j / 2) + j % 2;
+    c[j] = n < nlim ? float(p[n]) : 0.f;
+  }
+}
+
+// A vector's elements at columns c0 + {0, 1, 8, 9} (0 past N).
+__device__ __forceinline__ void epi_cols4(float (&c)[4], const void* v, int32_t type, int c0,
+                                          int nlim) {
+  switch (type) {
+    case kVecBf16: epi_cols4_as<__nv_bfloat16>(c, v, c0, nlim); break;
+    case kVecF16: epi_cols4_as<__half>(c, v, c0, nlim); break;
+    default: epi_cols4_as<float>(c, v, c0, nlim); break;
+  }
+}
+
+// The elements of the vectors along M at a slab's rows r0 and r0 + 8 (zeros for the others).
+struct EpiRows {
+  float2 bias, scale;
+};
+
+__device__ __forceinline__ EpiRows epi_rows(EpiArgs const& e, int r0) {
+  EpiRows r{make_float2(0.f, 0.f), make_float2(0.f, 0.f)};
+  if (e.bias_axis == kAxisM) r.bias = epi_rows2(e.bias, e.bias_type, r0, e.m);
+  if (e.scale_axis == kAxisM) r.scale = epi_rows2(e.scale, e.scale_type, r0, e.m);
+  return r;
+}
+
+// A vector's 8 values for the group at columns c0..: from `rows` along M, loaded along N.
+__device__ __forceinline__ void epi_frag_vec8(float (&w)[8], const void* v, int32_t axis,
+                                              int32_t type, float2 rows, int c0,
+                                              EpiArgs const& e) {
+  if (axis == kAxisM) {
+    CUTE_UNROLL
+    for (int k = 0; k < 8; ++k) w[k] = (k / 2) % 2 == 0 ? rows.x : rows.y;
+  } else {
+    float c[4];
+    epi_cols4(c, v, type, c0, e.n);
+    CUTE_UNROLL
+    for (int k = 0; k < 8; ++k) w[k] = c[2 * (k / 4) + k % 2];
+  }
+}
+
+// The epilogue of those 8 values in place (beta == 0, not gated: the TMA store's case).
+// Rows or columns past M or N read no vector element; the TMA clips their outputs.
+__device__ __forceinline__ void epi_frag8(float (&x)[8], int c0, EpiRows const& rows,
+                                          EpiArgs const& e) {
+  float w[8];
+  CUTE_UNROLL
+  for (int k = 0; k < 8; ++k) x[k] *= e.alpha;
+  if (e.scale_axis != kAxisNone && e.scale_at == 0) {
+    epi_frag_vec8(w, e.scale, e.scale_axis, e.scale_type, rows.scale, c0, e);
+    CUTE_UNROLL
+    for (int k = 0; k < 8; ++k) x[k] *= w[k];
+  }
+  if (e.bias_axis != kAxisNone) {
+    epi_frag_vec8(w, e.bias, e.bias_axis, e.bias_type, rows.bias, c0, e);
+    CUTE_UNROLL
+    for (int k = 0; k < 8; ++k) x[k] += w[k];
+  }
+  epi_act8(x, e.act);
+  if (e.scale_axis != kAxisNone && e.scale_at == 1) {
+    epi_frag_vec8(w, e.scale, e.scale_axis, e.scale_type, rows.scale, c0, e);
+    CUTE_UNROLL
+    for (int k = 0; k < 8; ++k) x[k] *= w[k];
   }
 }
 

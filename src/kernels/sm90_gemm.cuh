@@ -86,7 +86,7 @@
 //                     boxDim = {64, BK, 1}
 //   D (tma_d; encoded where D is 16-bit, its base 16-byte aligned, ldd % 8 == 0, batch == 1
 //             or batch_stride_d % 8 == 0, and M % 8 == 0; else any value, e.g. zeroes: the
-//             kernel reads it only when beta == 0 as well):
+//             kernel reads it only when beta == 0 and no gated epilogue as well):
 //                     globalDim = {M, N, batch}, globalStrides = {ldd*2, batch_stride_d*2},
 //                     boxDim = {64, 64, 1}
 //   (64 = 128 bytes of 16-bit elements = the SW128 row; the kernel issues BK/64 (K-major) or

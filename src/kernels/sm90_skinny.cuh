@@ -57,7 +57,8 @@
 //   };
 //
 // ENTRY POINTS: ferrocute_sm90_<cfgname>_{kk,mk}_<in>_<out>(GemmParams): A K- or M-major,
-//   B K-major.
+//   B K-major; ferrocute_sm90_<cfgname>_epi_{kk,mk}_<in>_<out> the same with the fused
+//   epilogue (epilogue_ops.cuh) applied at the tile's store, which the plain ones trap on.
 //
 // LAUNCH FORMULA
 //   grid  = (min(tiles, CTAs the SMs hold at once), 1, 1), block = (32 * Warps, 1, 1),
@@ -75,6 +76,7 @@
 #include <cute/tensor.hpp>
 #include <cute/arch/mma_sm80.hpp>
 
+#include "epilogue_ops.cuh"
 #include "gemm_params.h"
 
 namespace ferrocute {
@@ -163,7 +165,7 @@ __device__ __forceinline__ uint32_t split_arrive(uint32_t* counter) {
 
 // W: the widest access every row of B allows, 16 or 8 bytes (row_start_bits); AM: A is
 // M-major.
-template <class Cfg, class In, class Out, int W, bool AM>
+template <class Cfg, class In, class Out, int W, bool AM, bool Epi>
 __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   static_assert(W == 16 || W == 8, "pieces are read whole or in 8-byte halves");
   constexpr int NW = Cfg::Warps, U = Cfg::StepsInFlight, KCH = Cfg::KChunk;
@@ -177,11 +179,10 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   // An M-major A is copied in pieces of 8 (or 4) m at each k; a K-major one along K.
   const uint64_t a_bits = row_start_bits(p.a, p.lda, p.batch_stride_a, AM ? 0 : p.k);
   const uint64_t b_bits = row_start_bits(p.b, p.ldb, p.batch_stride_b, p.k);
-  // No fused epilogue here (the dispatch never sends one: its code cost this kernel's plain
-  // launches a quarter of their speed, NOTES.md).
+  // The fused epilogue only in the Epi entry points: its code in the plain ones cost their
+  // launches a quarter of their speed (NOTES.md).
   if (threadIdx.x == 0 && (blockDim.x != 32 * NW || p.m > 16 || ((a_bits | b_bits) & 7) != 0 ||
-                           (b_bits & (W - 1)) != 0 ||
-                           (p.act | p.bias_axis | p.scale_axis | p.gated) != 0))
+                           (b_bits & (W - 1)) != 0 || (!Epi && epi_active(p))))
     __trap();
   const bool a_whole = (a_bits & 15) == 0;   // A's chunks in 16-byte copies, else 8-byte
 
@@ -343,8 +344,8 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
   __shared__ uint32_t arrived;
   // The warps' partial tiles of tile u are in sRed: sum them, and store the tile (Q == 1)
   // or leave it in its part's slot; the last part of a tile to arrive at its counter adds
-  // the Q slots in part order (the same bits whichever part is last), stores the tile and
-  // zeroes the counter for the next launch.
+  // the Q slots in part order (the same bits whichever part is last), stores the tile (the
+  // Epi entry points through the fused epilogue) and zeroes the counter for the next launch.
   auto finish_tile = [&](int u) {
     const int part = u % Q, tile = u / Q, grp = tile % G, l = tile / G, n0 = grp * 16;
     auto store = [&](int i, float v) {
@@ -358,24 +359,59 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
       if (p.beta != 0.f) v += p.beta * float(C[at_c]);
       D[at_d] = Out(v);
     };
-    if (Q == 1) {
-      for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW) store(i, warp_sum(i));
-      return;
-    }
     float* const slot = slots + int64_t(tile) * Q * 256;
-    for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW) __stcg(slot + part * 256 + i, warp_sum(i));
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) arrived = split_arrive(&counters[tile]);
-    __syncthreads();
-    if (arrived != uint32_t(Q - 1)) return;
-    __threadfence();
-    for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW) {
+    // Q > 1: leaves this part's sums in its slot and arrives at the tile's counter; whether
+    // this part arrived last (it then finishes the tile).
+    auto last_part = [&]() {
+      for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW)
+        __stcg(slot + part * 256 + i, warp_sum(i));
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) arrived = split_arrive(&counters[tile]);
+      __syncthreads();
+      if (arrived != uint32_t(Q - 1)) return false;
+      __threadfence();
+      return true;
+    };
+    if (Q > 1 && !last_part()) return;
+    // The tile's sum at element i (with Q > 1 its slots added in part order).
+    auto sum = [&](int i) {
+      if (Q == 1) return warp_sum(i);
       float v = 0.f;
       for (int j = 0; j < Q; ++j) v += __ldcg(slot + j * 256 + i);
-      store(i, v);
+      return v;
+    };
+    if constexpr (Epi) {
+      const EpiArgs ea = epi_args(p);
+      for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW) {
+        const int nl = coord(i).x, m = coord(i).y, n = n0 + nl;
+        if (n >= N || m >= M) continue;
+        // D's element (om, on) of batch l, in either order
+        auto at = [&](int om, int on) {
+          return int64_t(l) * p.batch_stride_d +
+                 (n_major ? int64_t(om) * p.ldd + on : int64_t(on) * p.ldd + om);
+        };
+        // element (nl, m) of the tile: coord's inverse
+        auto idx = [&](int tn, int tm) { return n_major ? tm * 16 + tn : tn * 16 + tm; };
+        if (ea.gated == 0) {
+          const int64_t at_c = int64_t(l) * p.batch_stride_c +
+                               (n_major ? int64_t(m) * p.ldc + n : int64_t(n) * p.ldc + m);
+          const float c = p.beta != 0.f ? float(C[at_c]) : 0.f;
+          D[at(m, n)] = Out(epi_one(sum(i), c, m, n, ea));
+        } else if (ea.gated == 1) {   // gate at even n, up at n + 1: D column n / 2
+          if (nl % 2 != 0) continue;
+          const float up = n + 1 < N ? sum(idx(nl + 1, m)) : 0.f;
+          D[at(m, n / 2)] = Out(epi_gated_one(sum(i), up, m, n, ea));
+        } else {                      // along M: gate at even m, up at m + 1: D row m / 2
+          if (m % 2 != 0) continue;
+          const float up = m + 1 < M ? sum(idx(nl, m + 1)) : 0.f;
+          D[at(m / 2, n)] = Out(epi_gated_one(sum(i), up, m, n, ea));
+        }
+      }
+    } else {
+      for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW) store(i, sum(i));
     }
-    if (threadIdx.x == 0) counters[tile] = 0;
+    if (Q > 1 && threadIdx.x == 0) counters[tile] = 0;
   };
 
   // PDL: the next kernel may start its prologue; global memory is touched only once the
@@ -465,18 +501,22 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
 #define FERROCUTE_SKINNY_TY_f16 cute::half_t
 #define FERROCUTE_SKINNY_TY_f32 float
 
-#define FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, am, AM)                              \
+// ferrocute_sm90_<cfgname><epi>_<am>k_<in>_<out>: epi is empty (plain) or _epi (Epi: the
+// fused epilogue, which the plain entry points trap on).
+#define FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, am, AM, epi, Epi)                      \
   extern "C" __global__ void __launch_bounds__(32 * Cfg::Warps)                          \
-      ferrocute_sm90_##cfgname##_##am##k_##in##_##out(const GemmParams params) {         \
+      ferrocute_sm90_##cfgname##epi##_##am##k_##in##_##out(const GemmParams params) {    \
     using In_ = FERROCUTE_SKINNY_TY_##in;                                                \
     using Out_ = FERROCUTE_SKINNY_TY_##out;                                              \
     if ((ferrocute::skinny::row_start_bits(params.b, params.ldb, params.batch_stride_b,   \
                                            params.k) & 15) == 0)                          \
-      ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 16, AM>(params);                  \
+      ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 16, AM, Epi>(params);             \
     else                                                                                  \
-      ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 8, AM>(params);                   \
+      ferrocute::skinny::skinny_kernel<Cfg, In_, Out_, 8, AM, Epi>(params);              \
   }
 
-#define FERROCUTE_SKINNY_DEFINE(cfgname, Cfg, in, out)          \
-  FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, k, false)       \
-  FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, m, true)
+#define FERROCUTE_SKINNY_DEFINE(cfgname, Cfg, in, out)                \
+  FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, k, false, , false)    \
+  FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, m, true, , false)     \
+  FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, k, false, _epi, true) \
+  FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, m, true, _epi, true)

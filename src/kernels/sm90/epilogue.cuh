@@ -1,7 +1,8 @@
 // ferrocute sm90 GEMM, part of sm90_gemm.cuh: the epilogues of one consumer warpgroup's 64-row
 // slab, the general one through f32 staging (epilogue_rows64, store_rows8), the 16-bit
-// stmatrix one (epilogue_rows64_16bit), the TMA store of D (tma_epilogue_pass) and the choice
-// between them (epilogue_slab). Separate because they depend only on the accumulator
+// stmatrix one (epilogue_rows64_16bit), the TMA store of D (tma_epilogue_pass), the TMA store
+// with the fused epilogue in registers (tma_epilogue_fused) and the choice between them
+// (epilogue_slab, tma_fused_epilogue). Separate because they depend only on the accumulator
 // fragment, not on how the main loop produced it; sm90_splitk.cuh uses store_rows8 and vec_ok.
 #pragma once
 
@@ -420,6 +421,69 @@ __device__ __forceinline__ void tma_epilogue_pass(Frag const& acc, int q0, uint8
   }
 }
 
+// Values [8q, 8q + 8) of a fragment, for the run-time q < NQ: the 16-column group q % G of
+// its 64-row slab q / G (G groups a slab) in epi_frag8's order (value 2*mtx + v0 is
+// stmatrix_cols's matrix mtx, half v0). Each branch indexes the fragment statically.
+template <int Q, int NQ, class Frag>
+__device__ __forceinline__ void frag_group_at(int q, Frag const& acc, float (&x)[8]) {
+  if constexpr (Q < NQ) {
+    if (q == Q) {
+      CUTE_UNROLL
+      for (int t = 0; t < 8; ++t) x[t] = acc(8 * Q + t);
+    } else {
+      frag_group_at<Q + 1, NQ>(q, acc, x);
+    }
+  }
+}
+
+// The TMA epilogue of a warpgroup's Slabs 64-row slabs (its whole accumulator) with the
+// fused epilogue applied in registers (beta == 0, not gated): as tma_epilogue_pass, 64
+// columns a box, but slabs, boxes and 16-column groups go in rolled loops, each group
+// copied out of the fragment (frag_group_at) into epi_frag8. The epilogue's code is in the
+// kernel once, and D leaves by the plain path's asynchronous TMA stores, which overlap the
+// next tile's main loop.
+template <int Slabs, int BN, class Out, class Frag>
+__device__ __forceinline__ void tma_epilogue_fused(Frag const& acc, uint8_t* ring, int bar_id,
+                                                   int wtid, int m_base, int n_base, int l,
+                                                   EpiArgs const& e, CUtensorMap const* tma_d,
+                                                   uint32_t& pass) {
+  constexpr int G = BN / 16;   // groups a slab
+  const int lane = wtid % 32, warp = wtid / 32;
+  const int c0 = n_base + 2 * (lane % 4);   // the thread's columns: c0 + 8j + {0, 1}
+#pragma unroll 1
+  for (int s = 0; s < Slabs; ++s) {
+    const int m0 = m_base + 64 * s;
+    // the vectors along M at the thread's rows of the slab, r0 and r0 + 8
+    const EpiRows rows = epi_rows(e, m0 + 16 * warp + lane / 4);
+#pragma unroll 1
+    for (int c = 0; c < BN / 64; ++c, ++pass) {
+      uint8_t* const buf = ring + (pass % kTmaRingBoxes) * kTmaBoxBytes;
+      if (wtid == 0) tma_store_wait<kTmaRingBoxes - 1>();
+      named_bar_sync(bar_id, 128);   // buf is free
+      const uint32_t lane_addr = swizzled_lane_addr(cast_smem_ptr_to_uint(buf), warp, lane);
+#pragma unroll 1
+      for (int g = 0; g < 4; ++g) {
+        float x[8];
+        frag_group_at<0, Slabs * G>(G * s + 4 * c + g, acc, x);
+        epi_frag8(x, c0 + 64 * c + 16 * g, rows, e);
+        uint32_t r[4];
+        CUTE_UNROLL
+        for (int mtx = 0; mtx < 4; ++mtx) r[mtx] = pack16x2<Out>(x[2 * mtx], x[2 * mtx + 1]);
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                     ::"r"(lane_addr + uint32_t(g * 16 * 128)), "r"(r[0]), "r"(r[1]),
+                     "r"(r[2]), "r"(r[3])
+                     : "memory");
+      }
+      tma_store_fence();   // this thread's writes, visible to the TMA (async proxy)
+      named_bar_sync(bar_id, 128);
+      if (wtid == 0) {
+        SM90_TMA_STORE_3D::copy(tma_d, buf, m0, n_base + 64 * c, l);
+        tma_store_arrive();
+      }
+    }
+  }
+}
+
 // Whether the epilogue stores D by TMA (tma_d): the fast epilogue applies and M % 8 == 0
 // (TMA clips a box only at whole 16-byte pieces of its contiguous mode, so with M % 8 != 0
 // it would write rows past M). The host encodes tma_d whenever this can hold.
@@ -428,15 +492,24 @@ __device__ __forceinline__ bool tma_epilogue(GemmParams const& p, bool fast) {
 }
 
 // Whether the 16-bit fast epilogue applies: beta == 0 (C is not read), 16-byte stores and
-// no fused epilogue (applied at the general epilogue's stores, from its f32 staging, where
-// a rolled loop reaches it from one site instead of one per accumulator value).
+// no fused epilogue (applied by tma_epilogue_fused where D goes by TMA, else at the
+// general epilogue's stores, from its f32 staging).
 template <class Out>
 __device__ __forceinline__ bool fast_epilogue(GemmParams const& p, bool d_vec) {
   return sizeof(Out) == 2 && p.beta == 0.0f && d_vec && !epi_active(p);
 }
 
+// Whether the fused epilogue goes in registers to the TMA store (tma_epilogue_fused):
+// what the TMA epilogue needs, with an epilogue that is not gated (a gated D has half the
+// columns, which the boxes of tma_d do not describe).
+template <class Out>
+__device__ __forceinline__ bool tma_fused_epilogue(GemmParams const& p, bool d_vec) {
+  return sizeof(Out) == 2 && p.beta == 0.0f && d_vec && p.m % 8 == 0 && p.gated == 0 &&
+         epi_active(p);
+}
+
 // One 64-row slab through the TMA epilogue or the fast epilogue where they apply, else the
-// general one. The TMA epilogue takes `stg` (1024-byte aligned) as a ring of kTmaRingBoxes
+// general one (tma_epilogue_fused takes the fused launches that can go by TMA). The TMA epilogue takes `stg` (1024-byte aligned) as a ring of kTmaRingBoxes
 // boxes, one per 64 columns; `pass` counts the boxes this warpgroup has stored.
 template <int BN, int EpiN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int bar_id, int wtid,

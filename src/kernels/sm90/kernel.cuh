@@ -77,6 +77,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
   const bool fast = fast_epilogue<Out>(p, d_vec);
   const bool tma_epi = tma_epilogue(p, fast);
+  // The staged schedule's buffer is not laid out as the TMA ring: its fused launches take
+  // the general epilogue.
+  const bool tma_fused = !kStaged && tma_fused_epilogue<Out>(p, d_vec);
 
   SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
   // Staged epilogue: (kPartN columns x 32 B) + kSlicePad per consumer warp
@@ -157,7 +160,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     if (warp == 0 && cute::elect_one_sync()) {
       cute::prefetch_tma_descriptor(tma_a);
       cute::prefetch_tma_descriptor(tma_b);
-      if (tma_epi) cute::prefetch_tma_descriptor(tma_d);
+      if (tma_epi || tma_fused) cute::prefetch_tma_descriptor(tma_d);
       int stage = 0;
       uint32_t phase = 1;   // producer starts on the "previous" phase: first waits pass
       WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
@@ -267,10 +270,20 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           continue;
         }
       }
+      if constexpr (sizeof(Out) == 2) {
+        if (tma_fused) {
+          tma_epilogue_fused<1, BN, Out>(accum, reinterpret_cast<uint8_t*>(stg), 1 + cwg, wtid,
+                                         tc.m * BM + cwg * 64, tc.n * BN, tc.l, epi_args(p),
+                                         tma_d, epi_pass);
+          continue;
+        }
+      }
       epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, tc.m * BM + cwg * 64, tc.n * BN,
-                                   int64_t(tc.l), p, fast, tma_epi, d_vec, c_vec, tma_d, epi_pass);
+                                   int64_t(tc.l), p, fast, tma_epi, d_vec, c_vec, tma_d,
+                                   epi_pass);
     }
-    if (tma_epi && wtid == 0) tma_store_wait<0>();   // the staging outlives the TMA's reads
+    // the staging outlives the TMA's reads
+    if ((tma_epi || tma_fused) && wtid == 0) tma_store_wait<0>();
     if constexpr (CM > 1) cluster_sync_all();
   } else {
     // ======================= CONSUMERS (pingpong) ========================
@@ -335,6 +348,14 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           continue;
       }
 
+      if constexpr (sizeof(Out) == 2) {
+        if (tma_fused) {   // both slabs from one site: the epilogue's code once in the kernel
+          tma_epilogue_fused<BM / 64, BN, Out>(accum, reinterpret_cast<uint8_t*>(stg), 1 + cwg,
+                                               wtid, tc.m * BM, tc.n * BN, tc.l, epi_args(p),
+                                               tma_d, epi_pass);
+          continue;
+        }
+      }
       CUTE_UNROLL
       for (int mi = 0; mi < BM / 64; ++mi) {
         epilogue_slab<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
@@ -342,7 +363,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                                      tma_epi, d_vec, c_vec, tma_d, epi_pass);
       }
     }
-    if (tma_epi && wtid == 0) tma_store_wait<0>();   // the staging outlives the TMA's reads
+    // the staging outlives the TMA's reads
+    if ((tma_epi || tma_fused) && wtid == 0) tma_store_wait<0>();
     if constexpr (CM > 1) cluster_sync_all();
   }
 #else
