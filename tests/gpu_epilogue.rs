@@ -180,7 +180,16 @@ fn run_epi<TI: InputElem + Host, TO: OutputElem + Host>(
     let n_out = if gated { cs.n / 2 } else { cs.n };
     let sa = shape(cs.m, cs.k, cs.la, ALIGN8, cs.batch);
     let sb = shape(cs.k, cs.n, cs.lb, ALIGN8, cs.batch);
-    let sc: MatShape = shape(cs.m, n_out, cs.lc, 3, cs.batch);
+    // C's leading dimension: 8 past its contiguous extent where that is a multiple of 8, so
+    // that a 16-bit C with beta == 0 and no gating goes out by the persistent tiles' TMA
+    // store (which needs 16-byte columns), else 3 past it (the other stores' odd strides).
+    let contiguous = if cs.lc == Order::ColMajor {
+        cs.m
+    } else {
+        n_out
+    };
+    let pad = if contiguous % 8 == 0 { 8 } else { 3 };
+    let sc: MatShape = shape(cs.m, n_out, cs.lc, pad, cs.batch);
     let ha: Vec<TI> = rng.values(needed(&sa));
     let hb: Vec<TI> = rng.values(needed(&sb));
     let hc: Vec<TO> = poisoned_c(rng, &sc, cs.beta != 0.0);
@@ -291,8 +300,14 @@ fn shapes_for(name: &str) -> &'static [(usize, usize, usize)] {
     if name.contains("splitk") {
         &[(7, 130, 200), (33, 64, 520), (64, 256, 136), (120, 96, 264)]
     } else if name.contains("skinny") {
-        // K in parts (few tiles) and whole (4224 columns: 264 tiles)
-        &[(1, 130, 72), (7, 200, 136), (16, 66, 520), (5, 4224, 64)]
+        // K whole, then in parts (few tiles of long K: skinny_parts splits from K = 2048 on)
+        &[
+            (1, 130, 72),
+            (7, 200, 136),
+            (16, 66, 520),
+            (5, 4224, 64),
+            (5, 130, 14336),
+        ]
     } else {
         &[
             (7, 130, 72),
@@ -304,6 +319,21 @@ fn shapes_for(name: &str) -> &'static [(usize, usize, usize)] {
     }
 }
 
+/// Whether a case meets the persistent tiles' conditions for the fused epilogue in
+/// registers into the TMA store (`tma_fused_epilogue` in `sm90/epilogue.cuh`): a 16-bit D,
+/// a fused epilogue, beta == 0, no gating, and D's contiguous extent (the kernel's M: m for a column-major C,
+/// n for a row-major one, computed swapped) a multiple of 8, which `run_epi`'s padding then
+/// keeps for the leading dimension.
+fn tma_store_case<TO>(cs: &EpiCase) -> bool {
+    let contiguous = if cs.lc == Order::ColMajor { cs.m } else { cs.n };
+    let fused = cs.act != Activation::Identity || cs.bias.is_some() || cs.scale.is_some();
+    fused
+        && std::mem::size_of::<TO>() == 2
+        && cs.beta == 0.0
+        && !cs.act.is_gated()
+        && contiguous % 8 == 0
+}
+
 fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
     let g = hopper();
     let mut rng = Rng(seed);
@@ -313,6 +343,7 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
         .collect();
     let mut cases = 0;
     let mut covered = std::collections::BTreeSet::new();
+    let mut tma_covered = std::collections::BTreeSet::new();
     for &cfg in &kernels {
         let forced = g.clone().with_overrides(Overrides {
             kernel: Some(cfg),
@@ -361,6 +392,9 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
                 let ran = run_epi::<TI, TO>(&forced, &mut rng, &cs);
                 if ran.contains(cfg.name) {
                     covered.insert((cfg.name, gated));
+                    if tma_store_case::<TO>(&cs) {
+                        tma_covered.insert(cfg.name);
+                    }
                 }
                 cases += 1;
             }
@@ -371,6 +405,17 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
             assert!(
                 covered.contains(&(cfg.name, gated)),
                 "{} never ran (gated: {gated})",
+                cfg.name
+            );
+        }
+        // The persistent tiles' fused TMA store (not the staged schedule's) ran somewhere.
+        if std::mem::size_of::<TO>() == 2
+            && cfg.path == registry::LaunchPath::TensorMapsAndD
+            && !cfg.name.contains("_st")
+        {
+            assert!(
+                tma_covered.contains(cfg.name),
+                "{} never took its fused TMA store",
                 cfg.name
             );
         }
@@ -496,9 +541,10 @@ fn gpu_epilogue_small() {
             (Activation::GeluErf, Order::ColMajor),
             (Activation::SwiGlu, Order::RowMajor),
         ] {
+            // 72 rows: with the column-major C (GELU) the persistent tiles' TMA store
             let m = match family {
                 "skinny16" | "splitk_64x64" => 5,
-                _ => 70,
+                _ => 72,
             };
             let cs = EpiCase {
                 m,

@@ -135,7 +135,8 @@ pub struct Plan {
     /// the caller's C (the kernel's N, or its M where `swapped`).
     pub gated: bool,
     /// Whether a fused epilogue applies (bias, scale, activation or gating): the
-    /// register-streaming kernel takes none.
+    /// register-streaming kernel then runs its `_epi` entry points
+    /// ([`KernelConfig::fused_entries`](super::registry::KernelConfig::fused_entries)).
     pub fused: bool,
 }
 

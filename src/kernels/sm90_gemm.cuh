@@ -7,7 +7,8 @@
 // start the next one while the TMA, or where M % 8 != 0 warps 1-3 of the producer
 // warpgroup, store it).
 // For beta = 0, a 16-bit D and M % 8 == 0 every schedule stores D by TMA (tma_d) from
-// 128-byte-swizzled shared memory.
+// 128-byte-swizzled shared memory, with a fused epilogue too (applied in registers) but for
+// a gated one and on the staged schedule (those take the general epilogue).
 // ClusterShape (2,1,1): M-adjacent tiles of a cluster share their B tile, each CTA loading
 // half of it by TMA multicast.
 //
