@@ -290,6 +290,14 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
 static constexpr int kWarpStageBytes = 2048;   // per consumer warp: 16 rows x 64 columns x 2 B
 static constexpr int kWarpSliceBytes = kWarpStageBytes + kSlicePad;
 
+// stmatrix.x4.trans: this lane's four registers (pairs of 16-bit values) of four 8x8
+// matrices, transposed into shared memory at the rows the lanes address.
+__device__ __forceinline__ void stmatrix_x4_trans(uint32_t addr, uint32_t const (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+               ::"r"(addr), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+
 template <class Out>
 __device__ __forceinline__ uint32_t pack16x2(float lo, float hi) {
   return uint32_t(OutOps<Out>::to(lo).raw()) | (uint32_t(OutOps<Out>::to(hi).raw()) << 16);
@@ -312,10 +320,7 @@ __device__ __forceinline__ void stmatrix_cols(Frag const& acc, int q0, uint32_t 
       const int i = 4 * (2 * (q0 + q) + mtx / 2) + 2 * (mtx % 2);
       r[mtx] = pack16x2<Out>(alpha * acc(i), alpha * acc(i + 1));
     }
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
-                 ::"r"(lane_addr + uint32_t(q * QStep)), "r"(r[0]), "r"(r[1]), "r"(r[2]),
-                 "r"(r[3])
-                 : "memory");
+    stmatrix_x4_trans(lane_addr + uint32_t(q * QStep), r);
   }
 }
 
@@ -469,10 +474,7 @@ __device__ __forceinline__ void tma_epilogue_fused(Frag const& acc, uint8_t* rin
         uint32_t r[4];
         CUTE_UNROLL
         for (int mtx = 0; mtx < 4; ++mtx) r[mtx] = pack16x2<Out>(x[2 * mtx], x[2 * mtx + 1]);
-        asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
-                     ::"r"(lane_addr + uint32_t(g * 16 * 128)), "r"(r[0]), "r"(r[1]),
-                     "r"(r[2]), "r"(r[3])
-                     : "memory");
+        stmatrix_x4_trans(lane_addr + uint32_t(g * 16 * 128), r);
       }
       tma_store_fence();   // this thread's writes, visible to the TMA (async proxy)
       named_bar_sync(bar_id, 128);
