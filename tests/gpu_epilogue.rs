@@ -183,12 +183,11 @@ fn run_epi<TI: InputElem + Host, TO: OutputElem + Host>(
     // C's leading dimension: 8 past its contiguous extent where that is a multiple of 8, so
     // that a 16-bit C with beta == 0 and no gating goes out by the persistent tiles' TMA
     // store (which needs 16-byte columns), else 3 past it (the other stores' odd strides).
-    let contiguous = if cs.lc == Order::ColMajor {
-        cs.m
+    let pad = if c_contiguous(cs).is_multiple_of(8) {
+        8
     } else {
-        n_out
+        3
     };
-    let pad = if contiguous % 8 == 0 { 8 } else { 3 };
     let sc: MatShape = shape(cs.m, n_out, cs.lc, pad, cs.batch);
     let ha: Vec<TI> = rng.values(needed(&sa));
     let hb: Vec<TI> = rng.values(needed(&sb));
@@ -319,19 +318,28 @@ fn shapes_for(name: &str) -> &'static [(usize, usize, usize)] {
     }
 }
 
+/// C's extent along its unit-stride mode: m for a column-major C, its columns (n, or n / 2
+/// under SwiGLU) for a row-major one (the kernel's M, computed swapped).
+fn c_contiguous(cs: &EpiCase) -> usize {
+    match cs.lc {
+        Order::ColMajor => cs.m,
+        _ if cs.act.is_gated() => cs.n / 2,
+        _ => cs.n,
+    }
+}
+
 /// Whether a case meets the persistent tiles' conditions for the fused epilogue in
 /// registers into the TMA store (`tma_fused_epilogue` in `sm90/epilogue.cuh`): a 16-bit D,
 /// a fused epilogue, beta == 0, no gating, and D's contiguous extent (the kernel's M: m for a column-major C,
 /// n for a row-major one, computed swapped) a multiple of 8, which `run_epi`'s padding then
 /// keeps for the leading dimension.
 fn tma_store_case<TO>(cs: &EpiCase) -> bool {
-    let contiguous = if cs.lc == Order::ColMajor { cs.m } else { cs.n };
     let fused = cs.act != Activation::Identity || cs.bias.is_some() || cs.scale.is_some();
     fused
         && std::mem::size_of::<TO>() == 2
         && cs.beta == 0.0
         && !cs.act.is_gated()
-        && contiguous % 8 == 0
+        && c_contiguous(cs).is_multiple_of(8)
 }
 
 fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
