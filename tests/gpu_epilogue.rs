@@ -328,18 +328,63 @@ fn c_contiguous(cs: &EpiCase) -> usize {
     }
 }
 
-/// Whether a case meets the persistent tiles' conditions for the fused epilogue in
-/// registers into the TMA store (`tma_fused_epilogue` in `sm90/epilogue.cuh`): a 16-bit D,
-/// a fused epilogue, beta == 0, no gating, and D's contiguous extent (the kernel's M: m for a column-major C,
-/// n for a row-major one, computed swapped) a multiple of 8, which `run_epi`'s padding then
-/// keeps for the leading dimension.
-fn tma_store_case<TO>(cs: &EpiCase) -> bool {
+/// The form of the persistent tiles' fused TMA store (`tma_fused_epilogue` in
+/// `sm90/epilogue.cuh`) a case took on kernel `ran`, if it took that store: it needs a
+/// 16-bit D, a fused epilogue, beta == 0 and D's contiguous extent (the kernel's M: m for a
+/// column-major C, C's columns for a row-major one, computed swapped) a multiple of 8, which
+/// `run_epi`'s padding then keeps for the leading dimension. The `_epi` entry points (K-major
+/// A and B, D of the input's type) take SwiGLU without a scale (`gated`) and the epilogues
+/// without a scale other than GELU's erf form unrolled over each 64-column box
+/// (`unrolled`); the rest go through the rolled loop over 16-column groups (`rolled`),
+/// SwiGLU in the plain entry points through the general epilogue (no TMA store).
+fn tma_store_form<TO>(cs: &EpiCase, ran: &str) -> Option<&'static str> {
     let fused = cs.act != Activation::Identity || cs.bias.is_some() || cs.scale.is_some();
-    fused
+    let tma = fused
         && std::mem::size_of::<TO>() == 2
         && cs.beta == 0.0
-        && !cs.act.is_gated()
-        && c_contiguous(cs).is_multiple_of(8)
+        && c_contiguous(cs).is_multiple_of(8);
+    let epi = ran.contains("_epi_");
+    let unrolled_act = matches!(
+        cs.act,
+        Activation::Identity | Activation::Relu | Activation::GeluTanh | Activation::Silu
+    );
+    match () {
+        _ if !tma => None,
+        _ if cs.act.is_gated() => (epi && cs.scale.is_none()).then_some("gated"),
+        _ if epi && unrolled_act && cs.scale.is_none() => Some("unrolled"),
+        _ => Some("rolled"),
+    }
+}
+
+/// Cases that take each form of the persistent tiles' fused TMA store, so that each kernel
+/// runs them whatever the random cases drew: SwiGLU with a row-major C (gated along the
+/// kernel's M, computed swapped; C's 128 columns a multiple of 8) and a column-major one
+/// (along N; 200 rows), GELU's tanh form unrolled, and with a scale the rolled loop; a bias
+/// along either axis.
+fn epi_tma_cases() -> [EpiCase; 4] {
+    let case = |m, n, lc, bias, act| EpiCase {
+        m,
+        n,
+        k: 136,
+        la: Order::RowMajor,
+        lb: Order::ColMajor,
+        lc,
+        batch: 2,
+        alpha: -0.75,
+        beta: 0.0,
+        act,
+        bias: Some(bias),
+        scale: None,
+    };
+    [
+        case(72, 256, Order::RowMajor, Along::Cols, Activation::SwiGlu),
+        case(200, 66, Order::ColMajor, Along::Rows, Activation::SwiGlu),
+        case(136, 200, Order::ColMajor, Along::Cols, Activation::GeluTanh),
+        EpiCase {
+            scale: Some((Along::Cols, ScaleAt::Output)),
+            ..case(136, 200, Order::ColMajor, Along::Rows, Activation::Silu)
+        },
+    ]
 }
 
 fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
@@ -400,9 +445,20 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
                 let ran = run_epi::<TI, TO>(&forced, &mut rng, &cs);
                 if ran.contains(cfg.name) {
                     covered.insert((cfg.name, gated));
-                    if tma_store_case::<TO>(&cs) {
-                        tma_covered.insert(cfg.name);
+                    if let Some(form) = tma_store_form::<TO>(&cs, &ran) {
+                        tma_covered.insert((cfg.name, form));
                     }
+                }
+                cases += 1;
+            }
+        }
+        if std::mem::size_of::<TO>() == 2 && cfg.path == registry::LaunchPath::TensorMapsAndD {
+            for cs in epi_tma_cases() {
+                let ran = run_epi::<TI, TO>(&forced, &mut rng, &cs);
+                if let Some(form) =
+                    tma_store_form::<TO>(&cs, &ran).filter(|_| ran.contains(cfg.name))
+                {
+                    tma_covered.insert((cfg.name, form));
                 }
                 cases += 1;
             }
@@ -416,16 +472,19 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
                 cfg.name
             );
         }
-        // The persistent tiles' fused TMA store (not the staged schedule's) ran somewhere.
+        // The persistent tiles' fused TMA store (not the staged schedule's) ran somewhere,
+        // in each of its forms.
         if std::mem::size_of::<TO>() == 2
             && cfg.path == registry::LaunchPath::TensorMapsAndD
             && !cfg.name.contains("_st")
         {
-            assert!(
-                tma_covered.contains(cfg.name),
-                "{} never took its fused TMA store",
-                cfg.name
-            );
+            for form in ["unrolled", "rolled", "gated"] {
+                assert!(
+                    tma_covered.contains(&(cfg.name, form)),
+                    "{} never took its fused TMA store's {form} form",
+                    cfg.name
+                );
+            }
         }
     }
     println!(
@@ -444,6 +503,13 @@ fn gpu_epilogue_every_kernel_bf16_to_bf16() {
 #[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
 fn gpu_epilogue_every_kernel_f16_to_f32() {
     check_kernels::<f16, f32>(12);
+}
+
+/// f16 in and out: the persistent tiles' other `_epi` entry points.
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_epilogue_every_kernel_f16_to_f16() {
+    check_kernels::<f16, f16>(13);
 }
 
 /// The dispatched kernel (no override) on decode and prefill shapes of a linear layer,
@@ -482,41 +548,89 @@ fn gpu_epilogue_linear_layers() {
     }
 }
 
-/// NaN and ±inf through each activation (the module documentation's promises), on the
-/// plain path of one kernel: the product is 0 and the bias carries the special value.
+/// NaN and ±inf through each activation (the module documentation's promises): the product
+/// is 0 and the bias carries the special value (SwiGLU: the gate's, its up's bias 1.5). On
+/// the dispatched kernel with an f32 D, and on each persistent tile family forced with a bf16
+/// D of 64 rows, which goes out by the fused TMA store (its unrolled or gated form for all
+/// but GELU's erf form). C starts as NaN, so an output never written fails.
 #[test]
 #[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
 fn gpu_epilogue_special_values() {
     let g = hopper();
+    special_values::<f32>(&g, 8, None);
+    for family in [
+        "128x128x64_s6_pp",
+        "128x192x64_s4_pp",
+        "128x256x64_s4_coop",
+        "128x256x64_s4_coop_c2",
+    ] {
+        let cfg = registry::all_kernels()
+            .find(|c| c.name == format!("sm90_{family}"))
+            .unwrap_or_else(|| panic!("no kernel sm90_{family}"));
+        let forced = g.clone().with_overrides(Overrides {
+            kernel: Some(cfg),
+            ..Overrides::default()
+        });
+        special_values::<bf16>(&forced, 64, Some(cfg.name));
+    }
+}
+
+fn special_values<TO: OutputElem + Host>(g: &Gemm, m: usize, kernel: Option<&str>) {
     let s = g.stream();
     let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -3.0, 0.0, 2.5];
-    let (m, k) = (8, 16);
+    let k = 16;
     let n = specials.len();
     let a = s.clone_htod(&vec![bf16::ZERO; m * k]).unwrap();
-    let b = s.clone_htod(&vec![bf16::ZERO; k * n]).unwrap();
+    let b = s.clone_htod(&vec![bf16::ZERO; k * 2 * n]).unwrap();
     let bias = s.clone_htod(&specials).unwrap();
-    for act in ACTIVATIONS.into_iter().filter(|a| !a.is_gated()) {
-        let mut c = s.alloc_zeros::<f32>(m * n).unwrap();
-        let epi = Epilogue::new().activation(act).bias(Vector::cols(&bias));
-        g.gemm_with(
-            1.0,
-            &MatRef::new(&a, m, k, Order::RowMajor),
-            &MatRef::new(&b, k, n, Order::ColMajor),
-            0.0,
-            &mut MatMut::new(&mut c, m, n, Order::ColMajor),
-            &epi,
-        )
+    // SwiGLU's bias: gate j the special value, its up 1.5
+    let up = 1.5;
+    let gated_bias = s
+        .clone_htod(&specials.iter().flat_map(|&x| [x, up]).collect::<Vec<f32>>())
         .unwrap();
+    for act in ACTIVATIONS {
+        let gated = act.is_gated();
+        let (epi, cols) = if gated {
+            (
+                Epilogue::new()
+                    .activation(act)
+                    .bias(Vector::cols(&gated_bias)),
+                2 * n,
+            )
+        } else {
+            (Epilogue::new().activation(act).bias(Vector::cols(&bias)), n)
+        };
+        let mut c = s.clone_htod(&vec![TO::nan(); m * n]).unwrap();
+        let ran = g
+            .gemm_with(
+                1.0,
+                &MatRef::new(&a, m, k, Order::RowMajor),
+                &MatRef::new(&b, k, cols, Order::ColMajor),
+                0.0,
+                &mut MatMut::new(&mut c, m, n, Order::ColMajor),
+                &epi,
+            )
+            .unwrap()
+            .kernel;
+        if let Some(name) = kernel {
+            assert!(ran.contains(name), "forced {name} but {ran} ran");
+        }
         let out = s.clone_dtoh(&c).unwrap();
         for (j, &x) in specials.iter().enumerate() {
-            let want = act_f64(act, x as f64) as f32;
-            let got = out[j * m];
-            assert!(
-                (want.is_nan() && got.is_nan())
-                    || got == want
-                    || (got - want).abs() <= 1e-6 * want.abs(),
-                "{act:?}({x}) = {got}, want {want}"
-            );
+            let want = if gated {
+                act_f64(Activation::Silu, x as f64) * up as f64
+            } else {
+                act_f64(act, x as f64)
+            };
+            for r in 0..m {
+                let got = out[j * m + r].to_f64();
+                assert!(
+                    (want.is_nan() && got.is_nan())
+                        || got == want
+                        || (got - want).abs() <= TO::EPS.max(1e-6) * want.abs(),
+                    "{ran}: {act:?}({x}) = {got}, want {want}"
+                );
+            }
         }
     }
 }
@@ -545,18 +659,23 @@ fn gpu_epilogue_small() {
             kernel: Some(cfg),
             ..Overrides::default()
         });
-        for (act, lc) in [
-            (Activation::GeluErf, Order::ColMajor),
-            (Activation::SwiGlu, Order::RowMajor),
+        // On the persistent tiles (72 rows; a row-major C's 72 columns when gated): GELU's
+        // erf form with a scale and SwiGLU without one take the TMA store's rolled and gated
+        // forms, SwiGLU with a scale the general epilogue, GELU's tanh form the unrolled one.
+        for (act, lc, scale) in [
+            (Activation::GeluErf, Order::ColMajor, true),
+            (Activation::SwiGlu, Order::RowMajor, true),
+            (Activation::SwiGlu, Order::RowMajor, false),
+            (Activation::SwiGlu, Order::ColMajor, false),
+            (Activation::GeluTanh, Order::ColMajor, false),
         ] {
-            // 72 rows: with the column-major C (GELU) the persistent tiles' TMA store
             let m = match family {
                 "skinny16" | "splitk_64x64" => 5,
                 _ => 72,
             };
             let cs = EpiCase {
                 m,
-                n: 130,
+                n: 144,
                 k: 72,
                 la: Order::RowMajor,
                 lb: Order::ColMajor,
@@ -566,7 +685,7 @@ fn gpu_epilogue_small() {
                 beta: 0.0,
                 act,
                 bias: Some(Along::Cols),
-                scale: Some((Along::Rows, ScaleAt::Product)),
+                scale: scale.then_some((Along::Rows, ScaleAt::Product)),
             };
             let ran = run_epi::<bf16, bf16>(&forced, &mut rng, &cs);
             assert!(ran.contains(cfg.name), "forced {} but {ran} ran", cfg.name);

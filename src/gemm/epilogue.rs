@@ -11,7 +11,12 @@
 //! per column ([`Along::Cols`], length n), in `f32`, `bf16` or `f16` whatever C's type;
 //! they are broadcast over batches. Every kernel applies every epilogue, so the dispatch is
 //! the plain one's (the register-streaming kernel through entry points of its own, whose
-//! code stays out of its plain ones).
+//! code stays out of its plain ones). On the Hopper tiles of large problems, with K-major
+//! operands, C of the inputs' 16-bit type and `beta == 0` (a linear layer's `x Wᵀ + b`),
+//! bias with identity, ReLU, GELU's tanh form, SiLU or SwiGLU runs unrolled in registers
+//! into the TMA store (entry points of their own); a scale, GELU's erf form or other
+//! operand orders take a rolled loop there, and `beta != 0`, an `f32` C or SwiGLU with a
+//! scale an f32-staged store, each dearer (BENCHMARKS.md gives the costs).
 //!
 //! [`Activation::SwiGlu`] is gated: B's `n` columns hold gate and up interleaved (column
 //! `2j` the gate of output column `j`, `2j + 1` its up: for `y = x Wᵀ`, W's rows

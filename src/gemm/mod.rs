@@ -569,34 +569,43 @@ impl Gemm {
             let [bm, bn, bk] = [cfg.tile_m as u64, cfg.tile_n as u64, cfg.tile_k as u64];
             // With a cluster of 2 along M each CTA loads (and multicasts) half of the B tile.
             let b_rows = bn / cfg.cluster_m.max(1) as u64;
-            let operand = |o: &plan::KernelOperand, dtype, contiguous, outer, box_outer: u64| {
+            let operand = |o: &plan::KernelOperand, dtype, dims: [u64; 2], boxes: [u64; 2]| {
                 launch::TmaOperand {
                     dtype,
                     ptr: o.ptr,
-                    contiguous,
-                    outer,
+                    contiguous: dims[0],
+                    outer: dims[1],
                     batch: p.batch as u64,
                     ld: o.ld as u64,
                     batch_stride: o.batch_stride as u64,
-                    box_outer: box_outer as u32,
+                    box_contiguous: boxes[0] as u32,
+                    box_outer: boxes[1] as u32,
                 }
             };
             let view = |o: &plan::KernelOperand, rows: u64, tile_rows: u64| {
                 if o.k_major {
-                    operand(o, dtype, p.k as u64, rows, tile_rows)
+                    operand(o, dtype, [p.k as u64, rows], [64, tile_rows])
                 } else {
-                    operand(o, dtype, rows, p.k as u64, bk)
+                    operand(o, dtype, [rows, p.k as u64], [64, bk])
                 }
             };
             let ta = launch::tensor_map(&view(&p.a, p.m as u64, bm))?;
             let tb = launch::tensor_map(&view(&p.b, p.n as u64, b_rows))?;
             // D's map ({M, N, L}, boxes of 64 x 64) wherever the kernel may store D by TMA
-            // (sm90_gemm.cuh: a 16-bit D with 16-byte aligned base and strides and M % 8 == 0;
-            // beta == 0 the kernel checks itself); a map the kernel never reads otherwise.
-            let td = (cfg.path == LaunchPath::TensorMapsAndD && !p.gated)
+            // (sm90_gemm.cuh: a 16-bit D with 16-byte aligned base and strides and its
+            // contiguous extent a multiple of 8; beta == 0 the kernel checks itself); a map the
+            // kernel never reads otherwise. A gated D has half the product's rows (pairs along
+            // M) or columns (along N), in boxes of half a 64 x 64 box of the product.
+            let (m, n) = (p.m as u64, p.n as u64);
+            let (d_dims, d_boxes) = match e.gated {
+                2 => ([m / 2, n], [32, 64]),
+                1 => ([m, n / 2], [64, 32]),
+                _ => ([m, n], [64, 64]),
+            };
+            let td = (cfg.path == LaunchPath::TensorMapsAndD)
                 .then(|| match TO::TMA_DTYPE {
                     Some(dtype) if p.d.fast_aligned(8, 8, p.batch > 1) => {
-                        launch::tensor_map(&operand(&p.d, dtype, p.m as u64, p.n as u64, 64))
+                        launch::tensor_map(&operand(&p.d, dtype, d_dims, d_boxes))
                     }
                     _ => Ok(launch::zeroed_tensor_map()),
                 })

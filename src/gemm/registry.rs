@@ -96,12 +96,25 @@ pub struct KernelConfig {
     /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)): the persistent
     /// Hopper tiles without a cluster or an epilogue buffered in shared memory.
     pub can_split_tail: bool,
-    /// Whether launches with a fused epilogue ([`Plan::fused`](super::plan::Plan::fused))
-    /// take entry points of their own, `ferrocute_<name>_epi_...` ([`kernel_name`]): the
-    /// register-streaming kernel's, whose plain entry points carry no epilogue code (in
-    /// them it cost the plain launches a quarter of their speed) and trap on one. The
-    /// others read the epilogue's fields at run time.
-    pub fused_entries: bool,
+    /// Which launches with a fused epilogue ([`Plan::fused`](super::plan::Plan::fused))
+    /// take entry points of their own, `ferrocute_<name>_epi_...` ([`kernel_name`]), whose
+    /// epilogue code stays out of the plain ones (in them it cost the plain launches 4–25%).
+    pub fused_entries: FusedEntries,
+}
+
+/// The `_epi` entry points a kernel has ([`KernelConfig::fused_entries`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FusedEntries {
+    /// None: the plain entry points apply every epilogue.
+    None,
+    /// For every launch with a fused epilogue (the register-streaming kernel, whose plain
+    /// entry points trap on one).
+    Every,
+    /// For K-major A and B with D of the input's 16-bit type, the layouts and types of
+    /// inference's linear layers (the persistent tiles without a buffered epilogue: their
+    /// epilogue unrolled in registers into the TMA store). Other fused launches take the
+    /// plain entry points, which apply the epilogue in a rolled loop.
+    KMajor16,
 }
 
 /// How a kernel maps its output tiles onto the grid.
@@ -141,7 +154,7 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         grid: GridKind::Raster1D,
         cluster_m: 1,
         can_split_tail: false,
-        fused_entries: false,
+        fused_entries: FusedEntries::None,
     }
 }
 
@@ -171,7 +184,7 @@ const fn hopper(
         grid,
         cluster_m: cluster_m as u32,
         can_split_tail: false,
-        fused_entries: false,
+        fused_entries: FusedEntries::None,
     }
 }
 
@@ -180,6 +193,11 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
     KernelConfig {
         path: LaunchPath::TensorMapsAndD,
         can_split_tail: C::SCHEDULE <= 1 && C::CLUSTER_M == 1,
+        fused_entries: if C::SCHEDULE <= 1 {
+            FusedEntries::KMajor16
+        } else {
+            FusedEntries::None
+        },
         ..hopper(
             C::NAME,
             SM90_GEMM,
@@ -212,7 +230,7 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
     KernelConfig {
         path: LaunchPath::Params,
         align_elems: 4,
-        fused_entries: true,
+        fused_entries: FusedEntries::Every,
         ..hopper(
             C::NAME,
             SM90_SKINNY,
@@ -326,7 +344,7 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     grid: GridKind::Tiles2D,
     cluster_m: 1,
     can_split_tail: false,
-    fused_entries: false,
+    fused_entries: FusedEntries::None,
 };
 
 /// The repacking copies (`src/kernels/repack.cuh`, entry points [`repack_entry`])
@@ -356,15 +374,23 @@ pub fn repack_entry(elem_bytes: u64) -> &'static str {
 }
 
 /// Entry-point name: `ferrocute_<cfg>_<am><bm>_<in>_<out>`, `am` in {k,m}, `bm` in {k,n};
-/// `ferrocute_<cfg>_epi_...` for a launch with a fused epilogue of a kernel whose
-/// [`KernelConfig::fused_entries`] says so.
+/// `ferrocute_<cfg>_epi_...` for a launch with a fused epilogue where
+/// [`KernelConfig::fused_entries`] has one.
 ///
 /// ```
-/// use ferrocute::gemm::registry::{kernel_name, SIMPLE_KERNEL, SKINNY_KERNELS};
+/// use ferrocute::gemm::registry::{kernel_name, PERSISTENT_KERNELS, SIMPLE_KERNEL, SKINNY_KERNELS};
 /// assert_eq!(kernel_name(&SIMPLE_KERNEL, true, false, "bf16", "f32", true),
 ///            "ferrocute_gemm_simple_kn_bf16_f32");
 /// assert_eq!(kernel_name(&SKINNY_KERNELS[0], true, true, "bf16", "bf16", true),
 ///            "ferrocute_sm90_skinny16_w8_epi_kk_bf16_bf16");
+/// let pp = &PERSISTENT_KERNELS[0].config;
+/// assert_eq!(kernel_name(pp, true, true, "bf16", "bf16", true),
+///            format!("ferrocute_{}_epi_kk_bf16_bf16", pp.name));
+/// // An M-major A, or an f32 D: the plain entry point applies the epilogue.
+/// assert_eq!(kernel_name(pp, false, true, "bf16", "bf16", true),
+///            format!("ferrocute_{}_mk_bf16_bf16", pp.name));
+/// assert_eq!(kernel_name(pp, true, true, "bf16", "f32", true),
+///            format!("ferrocute_{}_kk_bf16_f32", pp.name));
 /// ```
 pub fn kernel_name(
     cfg: &KernelConfig,
@@ -376,11 +402,12 @@ pub fn kernel_name(
 ) -> String {
     let am = if a_k_major { 'k' } else { 'm' };
     let bm = if b_k_major { 'k' } else { 'n' };
-    let epi = if fused && cfg.fused_entries {
-        "_epi"
-    } else {
-        ""
+    let has_epi = match cfg.fused_entries {
+        FusedEntries::None => false,
+        FusedEntries::Every => true,
+        FusedEntries::KMajor16 => a_k_major && b_k_major && input == output && output != "f32",
     };
+    let epi = if fused && has_epi { "_epi" } else { "" };
     format!("ferrocute_{}{epi}_{am}{bm}_{input}_{output}", cfg.name)
 }
 

@@ -86,13 +86,23 @@ __device__ __forceinline__ float epi_x_sigmoid(float x, float z) {
 
 __device__ __forceinline__ float epi_silu(float x) { return epi_x_sigmoid(x, x); }
 
+// GELU's tanh form as x * sigmoid(z), z = x (a + b x^2): (a, b) = (2 sqrt(2/pi),
+// 2 sqrt(2/pi) 0.044715). With b == 0, z = x: SiLU (0 * x^2 would be NaN at x = inf).
+__device__ __forceinline__ float2 epi_gelu_tanh_ab() {
+  return make_float2(1.5957691216057308f, 1.5957691216057308f * 0.044715f);
+}
+
+__device__ __forceinline__ float epi_x_sigmoid_poly(float x, float2 ab) {
+  const float z = x * fmaf(ab.y, x * x, ab.x);
+  return epi_x_sigmoid(x, ab.y == 0.f ? x : z);
+}
+
 // NaN stays NaN; -inf goes to 0 and +inf to +inf. GELU's erf form as 0.5 x erfc(-x/sqrt 2),
 // which keeps its relative accuracy for negative x (1 + erf cancels there).
 __device__ __forceinline__ float epi_act(float x, int32_t act) {
   switch (act) {
     case kActRelu: return x < 0.f ? 0.f : x;   // NaN < 0 is false: NaN passes through
-    case kActGeluTanh:
-      return epi_x_sigmoid(x, 1.5957691216057308f * (x + 0.044715f * x * x * x));
+    case kActGeluTanh: return epi_x_sigmoid_poly(x, epi_gelu_tanh_ab());
     case kActGeluErf: {
       const float r = 0.5f * x * erfcf(-0.7071067811865476f * x);
       return x == -INFINITY ? 0.f : r;

@@ -2,7 +2,8 @@
 // Build: nvcc -gencode=arch=compute_90a,code=compute_90a --ptx -O3 -DNDEBUG --expt-relaxed-constexpr
 //        -std=c++17 -I<cutlass>/include -I src/kernels
 //        [-DFERROCUTE_SM90_CONFIG_HEADER='"my_configs.h"'] src/kernels/sm90_gemm.cu
-// The config header must define FERROCUTE_SM90_CONFIGS(X) calling X(cfgname, CfgType) per config.
+// The config header must define FERROCUTE_SM90_CONFIGS(X) calling X(cfgname, CfgType) per config,
+// and FERROCUTE_SM90_EPI_CONFIGS(X) the same for those with `_epi` entry points.
 // Optional narrowing (each defaults to all): FERROCUTE_SM90_ONLY_KK (am=k,bm=k only),
 // FERROCUTE_SM90_ONLY_BF16 (in=bf16, out=bf16 only).
 #include "sm90_gemm.cuh"
@@ -32,3 +33,15 @@
 #endif
 
 FERROCUTE_SM90_CONFIGS(FERROCUTE_SM90_MAJORS)
+
+// The fused launches' entry points (KernelConfig::fused_entries): K-major A and B, D of the
+// input's 16-bit type, the configurations FERROCUTE_SM90_EPI_CONFIGS lists.
+#if defined(FERROCUTE_SM90_ONLY_BF16)
+#define FERROCUTE_SM90_EPI(name, Cfg) FERROCUTE_SM90_DEFINE_EPI(name, Cfg, k, k, bf16, bf16)
+#else
+#define FERROCUTE_SM90_EPI(name, Cfg)                    \
+  FERROCUTE_SM90_DEFINE_EPI(name, Cfg, k, k, bf16, bf16) \
+  FERROCUTE_SM90_DEFINE_EPI(name, Cfg, k, k, f16, f16)
+#endif
+
+FERROCUTE_SM90_EPI_CONFIGS(FERROCUTE_SM90_EPI)

@@ -7,8 +7,11 @@
 // start the next one while the TMA, or where M % 8 != 0 warps 1-3 of the producer
 // warpgroup, store it).
 // For beta = 0, a 16-bit D and M % 8 == 0 every schedule stores D by TMA (tma_d) from
-// 128-byte-swizzled shared memory, with a fused epilogue too (applied in registers) but for
-// a gated one and on the staged schedule (those take the general epilogue).
+// 128-byte-swizzled shared memory, with a fused epilogue too (applied in registers) but on
+// the staged schedule (the general epilogue). Entry points ferrocute_sm90_<cfg>_epi_kk_<t>_<t>
+// (FERROCUTE_SM90_DEFINE_EPI) serve fused launches of K-major A and B with D of the inputs'
+// 16-bit type: the epilogue unrolled, SwiGLU by TMA; the plain ones apply it in a rolled
+// loop and SwiGLU by the general epilogue.
 // ClusterShape (2,1,1): M-adjacent tiles of a cluster share their B tile, each CTA loading
 // half of it by TMA multicast.
 //
@@ -86,10 +89,12 @@
 //   B N-major (bm=n): globalDim = {N, K, batch}, globalStrides = {ldb*2, batch_stride_b*2},
 //                     boxDim = {64, BK, 1}
 //   D (tma_d; encoded where D is 16-bit, its base 16-byte aligned, ldd % 8 == 0, batch == 1
-//             or batch_stride_d % 8 == 0, and M % 8 == 0; else any value, e.g. zeroes: the
-//             kernel reads it only when beta == 0 and no gated epilogue as well):
+//             or batch_stride_d % 8 == 0, and D's rows a multiple of 8; else any value, e.g.
+//             zeroes: the kernel reads it only when beta == 0 as well):
 //                     globalDim = {M, N, batch}, globalStrides = {ldd*2, batch_stride_d*2},
-//                     boxDim = {64, 64, 1}
+//                     boxDim = {64, 64, 1}, 128-byte swizzle; gated (SwiGLU) along M
+//                     {M/2, N, batch} in boxes {32, 64, 1}, 64-byte swizzle; along N
+//                     {M, N/2, batch} in boxes {64, 32, 1}
 //   (64 = 128 bytes of 16-bit elements = the SW128 row; the kernel issues BK/64 (K-major) or
 //    BM/64 resp. BN/64 (MN-major) boxes per operand per stage.)
 //   Shapes whose ld/batch stride/base are not 16-byte aligned cannot use this kernel (TMA rule);

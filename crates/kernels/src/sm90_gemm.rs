@@ -316,6 +316,22 @@ pub fn render_sm90_header() -> String {
             C::THREADS,
         )
     }
+    // The configurations with `_epi` entry points: the unbuffered schedules (0 and 1), whose
+    // fused epilogue can go in registers to the TMA store.
+    fn epi<C: Sm90Config>() -> Option<String> {
+        (C::SCHEDULE <= 1).then(|| format!(" \\\n  X({})", hopper_entry(C::NAME, C::STRUCT)))
+    }
+    let epi_list: String = [
+        epi::<Sm90_128x128x64S6Pp>(),
+        epi::<Sm90_128x256x64S4C2>(),
+        epi::<Sm90_128x256x64S4Coop>(),
+        epi::<Sm90_128x192x64S4Pp>(),
+        epi::<Sm90_128x256x64S3St>(),
+        epi::<Sm90_128x256x64S4St2>(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     render_header(
         GMMA_INCLUDES,
         "FERROCUTE_SM90_CONFIGS",
@@ -335,5 +351,5 @@ pub fn render_sm90_header() -> String {
             checks::<Sm90_128x256x64S3St>(),
             checks::<Sm90_128x256x64S4St2>(),
         ],
-    )
+    ) + &format!("\n#define FERROCUTE_SM90_EPI_CONFIGS(X){epi_list}\n")
 }

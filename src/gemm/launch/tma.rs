@@ -15,8 +15,9 @@ pub(crate) fn zeroed_tensor_map() -> sys::CUtensorMap {
 }
 
 /// One operand's TMA view, as `sm90_gemm.cuh` expects it: dims `{contiguous, outer, L}`,
-/// byte strides `{ld, batch}`, a box of `{64, box_outer, 1}` elements, 128-byte swizzle
-/// (D's boxes are `{64, 64, 1}`).
+/// byte strides `{ld, batch}`, a box of `{box_contiguous, box_outer, 1}` elements swizzled
+/// by its contiguous bytes: 64 elements (A, B, D) in 128-byte swizzle, 32 (a gated D's
+/// boxes along M) in 64-byte swizzle.
 pub(crate) struct TmaOperand {
     pub dtype: sys::CUtensorMapDataType,
     pub ptr: u64,
@@ -25,6 +26,7 @@ pub(crate) struct TmaOperand {
     pub batch: u64,
     pub ld: u64,
     pub batch_stride: u64,
+    pub box_contiguous: u32,
     pub box_outer: u32,
 }
 
@@ -53,7 +55,12 @@ pub(crate) fn tensor_map(op: &TmaOperand) -> Result<sys::CUtensorMap, Error> {
     }
     let dims = [op.contiguous, op.outer, op.batch.max(1)];
     let strides = [op.ld * ELEM, batch_stride * ELEM];
-    let boxes = [64u32, op.box_outer, 1];
+    let boxes = [op.box_contiguous, op.box_outer, 1];
+    let swizzle = match op.box_contiguous {
+        64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+        32 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+        other => return Err(err(format!("no swizzle for boxes {other} elements wide"))),
+    };
     let elem_strides = [1u32; 3];
     let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
     // # Safety
@@ -71,7 +78,7 @@ pub(crate) fn tensor_map(op: &TmaOperand) -> Result<sys::CUtensorMap, Error> {
             boxes.as_ptr(),
             elem_strides.as_ptr(),
             sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-            sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            swizzle,
             sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
             sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
         )

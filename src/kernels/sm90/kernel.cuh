@@ -28,7 +28,11 @@ using namespace cute;
 // ---------------------------------------------------------------------------------
 // The kernel body.
 // ---------------------------------------------------------------------------------
-template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out>
+// Epi: the `_epi` entry points, which fused launches of K-major A and B with a 16-bit D take
+// (KernelConfig::fused_entries): the fused epilogue's unrolled and gated TMA forms, and no
+// plain store path. The plain entry points keep only the rolled form: the unrolled code in
+// them cost their plain launches 4-26% (2048^3 0.99 -> 0.75 of cuBLAS).
+template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out, bool Epi>
 __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap const* tma_a,
                                             CUtensorMap const* tma_b, CUtensorMap const* tma_d) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -75,11 +79,11 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   constexpr int kConsumerWarps = 8, kStorerWarps = 3;
   const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
   const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
-  const bool fast = fast_epilogue<Out>(p, d_vec);
+  const bool fast = !Epi && fast_epilogue<Out>(p, d_vec);
   const bool tma_epi = tma_epilogue(p, fast);
   // The staged schedule's buffer is not laid out as the TMA ring: its fused launches take
   // the general epilogue.
-  const bool tma_fused = !kStaged && tma_fused_epilogue<Out>(p, d_vec);
+  const bool tma_fused = !kStaged && tma_fused_epilogue<Out, Epi>(p, d_vec);
 
   SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
   // Staged epilogue: (kPartN columns x 32 B) + kSlicePad per consumer warp
@@ -272,9 +276,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       }
       if constexpr (sizeof(Out) == 2) {
         if (tma_fused) {
-          tma_epilogue_fused<1, BN, Out>(accum, reinterpret_cast<uint8_t*>(stg), 1 + cwg, wtid,
-                                         tc.m * BM + cwg * 64, tc.n * BN, tc.l, epi_args(p),
-                                         tma_d, epi_pass);
+          tma_epilogue_fused<1, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg), 1 + cwg,
+                                              wtid, tc.m * BM + cwg * 64, tc.n * BN, tc.l,
+                                              epi_args(p), tma_d, epi_pass);
           continue;
         }
       }
@@ -350,9 +354,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
       if constexpr (sizeof(Out) == 2) {
         if (tma_fused) {   // both slabs from one site: the epilogue's code once in the kernel
-          tma_epilogue_fused<BM / 64, BN, Out>(accum, reinterpret_cast<uint8_t*>(stg), 1 + cwg,
-                                               wtid, tc.m * BM, tc.n * BN, tc.l, epi_args(p),
-                                               tma_d, epi_pass);
+          tma_epilogue_fused<BM / 64, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg),
+                                                    1 + cwg, wtid, tc.m * BM, tc.n * BN, tc.l,
+                                                    epi_args(p), tma_d, epi_pass);
           continue;
         }
       }
@@ -377,8 +381,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 }  // namespace ferrocute
 
 // ---------------------------------------------------------------------------------
-// Entry-point definition macro.
-//   FERROCUTE_SM90_DEFINE(cfgname, CfgType, am, bm, in, out)
+// Entry-point definition macros.
+//   FERROCUTE_SM90_DEFINE(cfgname, CfgType, am, bm, in, out), FERROCUTE_SM90_DEFINE_EPI(...)
 //   e.g. FERROCUTE_SM90_DEFINE(128x256x64_s4_coop, Sm90Cfg_128x256x64_s4_coop, k, k, bf16, bf16)
 // ---------------------------------------------------------------------------------
 #define FERROCUTE_SM90_MAJ_k true
@@ -390,13 +394,19 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 #define FERROCUTE_SM90_CAT_(a, b) a##b
 #define FERROCUTE_SM90_CAT(a, b) FERROCUTE_SM90_CAT_(a, b)
 
-#define FERROCUTE_SM90_DEFINE(cfgname, Cfg, am, bm, in, out)                                   \
+#define FERROCUTE_SM90_ENTRY(fname, Cfg, am, bm, in, out, epi)                                 \
   extern "C" __global__ void __launch_bounds__(384, 1)                                         \
-      ferrocute_sm90_##cfgname##_##am##bm##_##in##_##out(                                      \
-          const GemmParams params, const __grid_constant__ CUtensorMap tma_a,                  \
-          const __grid_constant__ CUtensorMap tma_b,                                           \
-          const __grid_constant__ CUtensorMap tma_d) {                                         \
+      fname(const GemmParams params, const __grid_constant__ CUtensorMap tma_a,                \
+            const __grid_constant__ CUtensorMap tma_b,                                         \
+            const __grid_constant__ CUtensorMap tma_d) {                                       \
     ferrocute::sm90::gemm_kernel<Cfg, FERROCUTE_SM90_MAJ_##am, FERROCUTE_SM90_MAJ_##bm,        \
-                                 FERROCUTE_SM90_TY_##in, FERROCUTE_SM90_TY_##out>(             \
+                                 FERROCUTE_SM90_TY_##in, FERROCUTE_SM90_TY_##out, epi>(        \
         params, &tma_a, &tma_b, &tma_d);                                                       \
   }
+#define FERROCUTE_SM90_DEFINE(cfgname, Cfg, am, bm, in, out)                                   \
+  FERROCUTE_SM90_ENTRY(ferrocute_sm90_##cfgname##_##am##bm##_##in##_##out, Cfg, am, bm, in,    \
+                       out, false)
+// The fused launches' entry point (gemm_kernel's Epi): ferrocute_sm90_<cfg>_epi_<am><bm>_...
+#define FERROCUTE_SM90_DEFINE_EPI(cfgname, Cfg, am, bm, in, out)                               \
+  FERROCUTE_SM90_ENTRY(ferrocute_sm90_##cfgname##_epi_##am##bm##_##in##_##out, Cfg, am, bm,    \
+                       in, out, true)
