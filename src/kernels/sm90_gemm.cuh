@@ -162,5 +162,6 @@
 #include "sm90/arch.cuh"
 #include "sm90/mainloop.cuh"
 #include "sm90/epilogue.cuh"
+#include "sm90/epilogue_fused.cuh"
 #include "sm90/split_tail.cuh"
 #include "sm90/kernel.cuh"

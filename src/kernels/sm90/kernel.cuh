@@ -16,6 +16,7 @@
 #include "arch.cuh"
 #include "config.cuh"
 #include "epilogue.cuh"
+#include "epilogue_fused.cuh"
 #include "mainloop.cuh"
 #include "split_tail.cuh"
 #include "tile_scheduler.cuh"
