@@ -193,7 +193,7 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
     KernelConfig {
         path: LaunchPath::TensorMapsAndD,
         can_split_tail: C::SCHEDULE <= 1 && C::CLUSTER_M == 1,
-        fused_entries: if C::SCHEDULE <= 1 {
+        fused_entries: if C::FUSED_ENTRIES {
             FusedEntries::KMajor16
         } else {
             FusedEntries::None

@@ -46,6 +46,10 @@ pub trait Sm90Config {
 
     /// Threads per CTA: a producer warpgroup and two consumer warpgroups.
     const THREADS: usize = 384;
+    /// Whether the configuration has `_epi` entry points for fused launches (K-major A and
+    /// B, D of the inputs' 16-bit type): the unbuffered schedules (0 and 1), whose fused
+    /// epilogue goes in registers to the TMA store.
+    const FUSED_ENTRIES: bool = Self::SCHEDULE <= 1;
     /// The numbers `sm90_check` and the shared-memory formula read.
     const SHAPE: Sm90Shape = Sm90Shape {
         tile: Self::TILE,
@@ -302,54 +306,33 @@ sm90_config!(
 
 /// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
 pub fn render_sm90_header() -> String {
-    fn entry<C: Sm90Config>() -> (String, String) {
-        (render_sm90::<C>(), hopper_entry(C::NAME, C::STRUCT))
-    }
-    fn checks<C: Sm90Config>() -> String {
+    /// A configuration's struct and list entry, its launch checks, and its entry in the list
+    /// of those with `_epi` entry points.
+    fn parts<C: Sm90Config>() -> ((String, String), String, Option<String>) {
         let st = C::STRUCT;
         let smem_need = format!("ferrocute::sm90::smem_bytes<{st}>()");
-        launch_checks(
+        let checks = launch_checks(
             st,
             &smem_need,
             C::SMEM_BYTES,
             "ferrocute::sm90::kThreads",
             C::THREADS,
-        )
+        );
+        let args = hopper_entry(C::NAME, st);
+        let epi = C::FUSED_ENTRIES.then(|| format!(" \\\n  X({args})"));
+        ((render_sm90::<C>(), args), checks, epi)
     }
-    // The configurations with `_epi` entry points: the unbuffered schedules (0 and 1), whose
-    // fused epilogue can go in registers to the TMA store.
-    fn epi<C: Sm90Config>() -> Option<String> {
-        (C::SCHEDULE <= 1).then(|| format!(" \\\n  X({})", hopper_entry(C::NAME, C::STRUCT)))
-    }
-    let epi_list: String = [
-        epi::<Sm90_128x128x64S6Pp>(),
-        epi::<Sm90_128x256x64S4C2>(),
-        epi::<Sm90_128x256x64S4Coop>(),
-        epi::<Sm90_128x192x64S4Pp>(),
-        epi::<Sm90_128x256x64S3St>(),
-        epi::<Sm90_128x256x64S4St2>(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    render_header(
-        GMMA_INCLUDES,
-        "FERROCUTE_SM90_CONFIGS",
-        &[
-            entry::<Sm90_128x128x64S6Pp>(),
-            entry::<Sm90_128x256x64S4C2>(),
-            entry::<Sm90_128x256x64S4Coop>(),
-            entry::<Sm90_128x192x64S4Pp>(),
-            entry::<Sm90_128x256x64S3St>(),
-            entry::<Sm90_128x256x64S4St2>(),
-        ],
-        &[
-            checks::<Sm90_128x128x64S6Pp>(),
-            checks::<Sm90_128x256x64S4C2>(),
-            checks::<Sm90_128x256x64S4Coop>(),
-            checks::<Sm90_128x192x64S4Pp>(),
-            checks::<Sm90_128x256x64S3St>(),
-            checks::<Sm90_128x256x64S4St2>(),
-        ],
-    ) + &format!("\n#define FERROCUTE_SM90_EPI_CONFIGS(X){epi_list}\n")
+    let all = [
+        parts::<Sm90_128x128x64S6Pp>(),
+        parts::<Sm90_128x256x64S4C2>(),
+        parts::<Sm90_128x256x64S4Coop>(),
+        parts::<Sm90_128x192x64S4Pp>(),
+        parts::<Sm90_128x256x64S3St>(),
+        parts::<Sm90_128x256x64S4St2>(),
+    ];
+    let entries: Vec<(String, String)> = all.iter().map(|p| p.0.clone()).collect();
+    let checks: Vec<String> = all.iter().map(|p| p.1.clone()).collect();
+    let epi_list: String = all.iter().filter_map(|p| p.2.clone()).collect();
+    render_header(GMMA_INCLUDES, "FERROCUTE_SM90_CONFIGS", &entries, &checks)
+        + &format!("\n#define FERROCUTE_SM90_EPI_CONFIGS(X){epi_list}\n")
 }
