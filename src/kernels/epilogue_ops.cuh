@@ -65,36 +65,45 @@ __device__ __forceinline__ EpiArgs epi_args(GemmParams const& p) {
                  p.scale_axis, p.scale_type, p.scale_at, p.gated, p.m,   p.n};
 }
 
-// x * sigmoid(z) in a form without cancellation or overflow: silu(x) = x s(x), and GELU's
-// tanh form 0.5 x (1 + tanh(u)) = x s(2u). With e = exp(-|z|) in [0, 1], 1 + e lies in
-// [1, 2], where an approximate reciprocal and one Newton step are faithful (within an ulp)
-// with no special case: an IEEE division there took its slow subroutine for most outputs
-// of a GEMM (e underflows to 0 or a denormal once |z| > 87), x / (1 + exp(-z)) overflowed
-// to a division by inf, and even __frcp_rn carried a branch per value. -inf gives 0 (the
-// limit; -inf * 0 is NaN), chosen by a select: no branch on the hot path.
-__device__ __forceinline__ float epi_rcp_1_2(float y) {   // 1 / y for y in [1, 2]
+// x * sigmoid(z) as x / (1 + 2^v), v = -z log2(e): ex2.approx and rcp.approx, one MUFU
+// operation each (within 2 and 1 ulp), and no branch or select. As z -> -inf, 2^v = inf and
+// its reciprocal 0, the limit; 1 + 2^v never cancels. An IEEE expf and division took about
+// 25 instructions a value (a cooperative tile runs its epilogue with nothing to hide it);
+// this takes 8. The error of v (a few ulps of z) moves the result by under 1e-7 x.
+__device__ __forceinline__ float epi_ex2(float v) {
+  float e;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v));
+  return e;
+}
+
+__device__ __forceinline__ float epi_rcp(float y) {
   float r;
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(y));
-  return fmaf(r, fmaf(-y, r, 1.f), r);
+  return r;
 }
 
-__device__ __forceinline__ float epi_x_sigmoid(float x, float z) {
-  const float e = expf(-fabsf(z));
-  const float r = x * ((z >= 0.f ? 1.f : e) * epi_rcp_1_2(1.f + e));
-  return x == -INFINITY ? 0.f : r;
+__device__ __forceinline__ float epi_x_sigmoid_2(float x, float v) {
+  return x * epi_rcp(1.f + epi_ex2(v));
 }
 
-__device__ __forceinline__ float epi_silu(float x) { return epi_x_sigmoid(x, x); }
-
-// GELU's tanh form as x * sigmoid(z), z = x (a + b x^2): (a, b) = (2 sqrt(2/pi),
-// 2 sqrt(2/pi) 0.044715). With b == 0, z = x: SiLU (0 * x^2 would be NaN at x = inf).
-__device__ __forceinline__ float2 epi_gelu_tanh_ab() {
-  return make_float2(1.5957691216057308f, 1.5957691216057308f * 0.044715f);
+// x with -inf raised to -FLT_MAX and NaN kept (max.NaN), so that x * sigmoid(z) goes to
+// -0 at -inf (-inf * 0 would be NaN).
+__device__ __forceinline__ float epi_finite_below(float x) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(-3.402823466e38f));
+  return r;
 }
 
-__device__ __forceinline__ float epi_x_sigmoid_poly(float x, float2 ab) {
-  const float z = x * fmaf(ab.y, x * x, ab.x);
-  return epi_x_sigmoid(x, ab.y == 0.f ? x : z);
+__device__ __forceinline__ float epi_silu(float x) {
+  x = epi_finite_below(x);
+  return epi_x_sigmoid_2(x, -1.4426950408889634f * x);
+}
+
+// GELU's tanh form 0.5 x (1 + tanh(u)) = x sigmoid(2u), 2u = x (a + b x^2) with a = 2
+// sqrt(2/pi), b = 0.044715 a; the constants below are -a and -b times log2(e).
+__device__ __forceinline__ float epi_gelu_tanh(float x) {
+  x = epi_finite_below(x);
+  return epi_x_sigmoid_2(x, x * fmaf(-0.10294324f, x * x, -2.3022082f));
 }
 
 // NaN stays NaN; -inf goes to 0 and +inf to +inf. GELU's erf form as 0.5 x erfc(-x/sqrt 2),
@@ -102,7 +111,7 @@ __device__ __forceinline__ float epi_x_sigmoid_poly(float x, float2 ab) {
 __device__ __forceinline__ float epi_act(float x, int32_t act) {
   switch (act) {
     case kActRelu: return x < 0.f ? 0.f : x;   // NaN < 0 is false: NaN passes through
-    case kActGeluTanh: return epi_x_sigmoid_poly(x, epi_gelu_tanh_ab());
+    case kActGeluTanh: return epi_gelu_tanh(x);
     case kActGeluErf: {
       const float r = 0.5f * x * erfcf(-0.7071067811865476f * x);
       return x == -INFINITY ? 0.f : r;

@@ -40,8 +40,10 @@ __device__ __forceinline__ void frag_group_at(int q, Frag const& acc, float (&x)
 // 8*(t/4) + t%2 of the group). Each pass is unrolled over the box, so every value stays a
 // register (a rolled loop over a fragment reaches a value through a branch tree), and
 // branches fall between passes, not between values (a type switch per group made ptxas
-// spill the fragment). A box at a time, so the registers of the boxes already stored are
-// free for the next.
+// spill the fragment). alpha and the bias go over every box first, then the activation
+// and the store a box at a time: with a box's bias loads among the boxes, ptxas left the
+// activation of the middle boxes one temporary register, which ran the ~60 cycles of its
+// dependent operations for one value after another.
 
 // The bias along N, of element type T (0 past N); c0 is the thread's first column of the box.
 template <class T, class Frag>
@@ -75,24 +77,38 @@ __device__ __forceinline__ void epi_box_pre(Frag& acc, int q0, int c0, float2 ro
   }
 }
 
-// alpha, the bias and the activation of the box, for the epilogues without a scale and
-// other than GELU's erf form (those take tma_epilogue_fused's rolled loop). SiLU and GELU's
-// tanh form share the x * sigmoid(z) pass.
+// The activation of the box (after epi_box_pre), for the epilogues without a scale and
+// other than GELU's erf form (those take tma_epilogue_fused's rolled loop).
 template <class Frag>
-__device__ __forceinline__ void epi_box(Frag& acc, int q0, int c0, float2 rows,
-                                        EpiArgs const& e) {
-  epi_box_pre(acc, q0, c0, rows, e);
+__device__ __forceinline__ void epi_box_act(Frag& acc, int q0, EpiArgs const& e) {
   if (e.act == kActRelu) {
     CUTE_UNROLL
     for (int i = 0; i < 32; ++i) acc(8 * q0 + i) = epi_act(acc(8 * q0 + i), kActRelu);
-  } else if (e.act == kActGeluTanh || e.act == kActSilu) {
-    const float2 ab = e.act == kActSilu ? make_float2(1.f, 0.f) : epi_gelu_tanh_ab();
+  } else if (e.act == kActGeluTanh) {
     CUTE_UNROLL
-    for (int i = 0; i < 32; ++i) acc(8 * q0 + i) = epi_x_sigmoid_poly(acc(8 * q0 + i), ab);
+    for (int i = 0; i < 32; ++i) acc(8 * q0 + i) = epi_gelu_tanh(acc(8 * q0 + i));
+  } else if (e.act == kActSilu) {
+    CUTE_UNROLL
+    for (int i = 0; i < 32; ++i) acc(8 * q0 + i) = epi_silu(acc(8 * q0 + i));
   }
 }
 
-// Whether a fused epilogue takes the unrolled form (epi_box).
+// Brings the bias of the tile at (m0, n0) into L2 before its main loop (one thread): in a
+// problem of one round of tiles nothing else hides the first read of the bias from memory,
+// which each box of the epilogue would otherwise wait for in turn.
+__device__ __forceinline__ void epi_prefetch_bias(EpiArgs const& e, int m0, int n0, int bm,
+                                                  int bn) {
+  if (e.bias_axis == kAxisNone) return;
+  const bool along_m = e.bias_axis == kAxisM;
+  const int64_t size = e.bias_type == kVecF32 ? 4 : 2;
+  const int64_t lo = (along_m ? m0 : n0) * size;
+  const int64_t hi = min(along_m ? m0 + bm : n0 + bn, along_m ? e.m : e.n) * size;
+  const char* const base = static_cast<const char*>(e.bias);
+  for (int64_t b = lo & ~int64_t(127); b < hi; b += 128)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(base + b));
+}
+
+// Whether a fused epilogue takes the unrolled form (epi_box_pre, epi_box_act).
 __device__ __forceinline__ bool epi_unrolled(EpiArgs const& e) {
   return e.scale_axis == kAxisNone && e.act != kActGeluErf;
 }
@@ -168,9 +184,10 @@ __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int
 // tma_epilogue_pass, D leaving by the plain path's asynchronous TMA stores, which overlap
 // the next tile's main loop. In the `_epi` entry points (Epi), SwiGLU goes by
 // tma_epilogue_gated and the epilogues without a scale other than GELU's erf form unrolled
-// over each box (epi_box), then by the plain pass's stores. Otherwise slabs, boxes and
-// 16-column groups go in rolled loops, each group copied out of the fragment
-// (frag_group_at) into epi_frag8, so that the longest code is in the kernel once.
+// (epi_box_pre over every box, then epi_box_act and the plain pass's store a box at a
+// time). Otherwise slabs, boxes and 16-column groups go in rolled loops, each group copied
+// out of the fragment (frag_group_at) into epi_frag8, so that the longest code is in the
+// kernel once.
 template <int Slabs, int BN, class Out, bool Epi, class Frag>
 __device__ __forceinline__ void tma_epilogue_fused(Frag& acc, uint8_t* ring, int bar_id,
                                                    int wtid, int m_base, int n_base, int l,
@@ -194,8 +211,14 @@ __device__ __forceinline__ void tma_epilogue_fused(Frag& acc, uint8_t* ring, int
       for (int s = 0; s < Slabs; ++s) {
         const EpiRows rows = epi_rows(e, m_base + 64 * s + 16 * (wtid / 32) + lane / 4);
         CUTE_UNROLL
+        for (int c = 0; c < BN / 64; ++c)
+          epi_box_pre(acc, G * s + 4 * c, n_base + 64 * c + 2 * (lane % 4), rows.bias, e);
+      }
+      CUTE_UNROLL
+      for (int s = 0; s < Slabs; ++s) {
+        CUTE_UNROLL
         for (int c = 0; c < BN / 64; ++c, ++pass) {
-          epi_box(acc, G * s + 4 * c, n_base + 64 * c + 2 * (lane % 4), rows.bias, e);
+          epi_box_act(acc, G * s + 4 * c, e);
           tma_epilogue_pass<64, kTmaRingBoxes - 1, Out>(
               acc, G * s + 4 * c, ring + (pass % kTmaRingBoxes) * kTmaBoxBytes, bar_id, wtid,
               m_base + 64 * s, n_base + 64 * c, l, 1.f, tma_d);

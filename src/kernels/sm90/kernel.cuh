@@ -161,7 +161,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
   if (wg == 0) {
     // ============================ PRODUCER ============================
-    cutlass::arch::warpgroup_reg_dealloc<40>();
+    // The `_epi` entries move 16 registers a thread from the producer (its TMA loop needs
+    // no more than 24) to the consumers: with 232, the fused epilogue's temporaries on top
+    // of the 128x192 tile's accumulators spilled 4.5 KB a thread.
+    cutlass::arch::warpgroup_reg_dealloc<Epi ? 24 : 40>();
     if (warp == 0 && cute::elect_one_sync()) {
       cute::prefetch_tma_descriptor(tma_a);
       cute::prefetch_tma_descriptor(tma_b);
@@ -213,7 +216,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     if constexpr (CM > 1) cluster_sync_all();   // stay alive while the peer may still signal us
   } else if constexpr (!kPingpong) {
     // ====================== CONSUMERS (cooperative) ======================
-    cutlass::arch::warpgroup_reg_alloc<232>();
+    cutlass::arch::warpgroup_reg_alloc<Epi ? 240 : 232>();
     const int ctid = tid - 128;          // 0..255 within the consumer warpgroups
     const int cwg = ctid / 128;          // consumer warpgroup: rows [64*cwg, 64*cwg+64) of the tile
     const int wtid = ctid % 128;         // thread within its warpgroup
@@ -238,6 +241,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
     for (Work w; work.next(w);) {
       const TileCoord tc = tile_of(w.unit);
+      if constexpr (Epi)
+        if (tma_fused && ctid == 0) epi_prefetch_bias(epi_args(p), tc.m * BM, tc.n * BN, BM, BN);
       const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase,
                                     w.ke - w.kb, S, release);
       warpgroup_wait<0>();
@@ -299,7 +304,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     // its whole mainloop, hands the turn to the other WG right after its last WGMMA batch is
     // committed, then retires the batch and runs its epilogue while the other WG's mainloop
     // keeps the tensor cores busy.
-    cutlass::arch::warpgroup_reg_alloc<232>();
+    cutlass::arch::warpgroup_reg_alloc<Epi ? 240 : 232>();
     const int cwg = (tid - 128) / 128;
     const int wtid = tid % 128;
 
@@ -337,6 +342,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
         continue;
       }
       const TileCoord tc = tile_of(w.unit);
+      if constexpr (Epi)
+        if (tma_fused && wtid == 0) epi_prefetch_bias(epi_args(p), tc.m * BM, tc.n * BN, BM, BN);
 
       cutlass::arch::ClusterBarrier::wait(&ss.order[cwg], order_phase);
       order_phase ^= 1u;
