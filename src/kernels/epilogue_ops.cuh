@@ -69,7 +69,8 @@ __device__ __forceinline__ EpiArgs epi_args(GemmParams const& p) {
 // operation each (within 2 and 1 ulp), and no branch or select. As z -> -inf, 2^v = inf and
 // its reciprocal 0, the limit; 1 + 2^v never cancels. An IEEE expf and division took about
 // 25 instructions a value (a cooperative tile runs its epilogue with nothing to hide it);
-// this takes 8. The error of v (a few ulps of z) moves the result by under 1e-7 x.
+// this takes 8. The error of v (a few ulps of z) moves the result by under 1e-7 |x|; with
+// the two operations' own, and the f32 result's rounding, it stays within 2e-7 |x|.
 __device__ __forceinline__ float epi_ex2(float v) {
   float e;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v));
@@ -106,8 +107,9 @@ __device__ __forceinline__ float epi_gelu_tanh(float x) {
   return epi_x_sigmoid_2(x, x * fmaf(-0.10294324f, x * x, -2.3022082f));
 }
 
-// NaN stays NaN; -inf goes to 0 and +inf to +inf. GELU's erf form as 0.5 x erfc(-x/sqrt 2),
-// which keeps its relative accuracy for negative x (1 + erf cancels there).
+// NaN stays NaN; -inf goes to -0 (0 for GELU's erf form) and +inf to +inf. GELU's erf form
+// as 0.5 x erfc(-x/sqrt 2), which keeps its relative accuracy for negative x (1 + erf
+// cancels there).
 __device__ __forceinline__ float epi_act(float x, int32_t act) {
   switch (act) {
     case kActRelu: return x < 0.f ? 0.f : x;   // NaN < 0 is false: NaN passes through

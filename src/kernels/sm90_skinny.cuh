@@ -361,17 +361,18 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
     };
     float* const slot = slots + int64_t(tile) * Q * 256;
     // Q > 1: leaves this part's sums in its slot and arrives at the tile's counter; whether
-    // this part arrived last (it then finishes the tile).
+    // this part arrived last (it then finishes the tile). Only thread 0 orders memory at
+    // GPU scope: its acq_rel arrival releases the slot writes the barrier before it
+    // gathered (release is cumulative) and acquires the other parts' slots for the reads
+    // after the barrier behind it. A fence in every thread made each warp wait for the
+    // loads of the next tile it had in flight.
     auto last_part = [&]() {
       for (int i = threadIdx.x; i < 16 * 16; i += 32 * NW)
         __stcg(slot + part * 256 + i, warp_sum(i));
-      __threadfence();
       __syncthreads();
       if (threadIdx.x == 0) arrived = split_arrive(&counters[tile]);
       __syncthreads();
-      if (arrived != uint32_t(Q - 1)) return false;
-      __threadfence();
-      return true;
+      return arrived == uint32_t(Q - 1);
     };
     if (Q > 1 && !last_part()) return;
     // The tile's sum at element i (with Q > 1 its slots added in part order).

@@ -100,12 +100,12 @@ __device__ __forceinline__ void epi_prefetch_bias(EpiArgs const& e, int m0, int 
                                                   int bn) {
   if (e.bias_axis == kAxisNone) return;
   const bool along_m = e.bias_axis == kAxisM;
-  const int64_t size = e.bias_type == kVecF32 ? 4 : 2;
-  const int64_t lo = (along_m ? m0 : n0) * size;
-  const int64_t hi = min(along_m ? m0 + bm : n0 + bn, along_m ? e.m : e.n) * size;
-  const char* const base = static_cast<const char*>(e.bias);
-  for (int64_t b = lo & ~int64_t(127); b < hi; b += 128)
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(base + b));
+  const uint64_t size = e.bias_type == kVecF32 ? 4 : 2;
+  const uint64_t base = reinterpret_cast<uint64_t>(e.bias);
+  const uint64_t lo = base + uint64_t(along_m ? m0 : n0) * size;   // the lines of [lo, hi)
+  const uint64_t hi = base + uint64_t(min(along_m ? m0 + bm : n0 + bn, along_m ? e.m : e.n)) * size;
+  for (uint64_t a = lo & ~uint64_t(127); a < hi; a += 128)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
 }
 
 // Whether a fused epilogue takes the unrolled form (epi_box_pre, epi_box_act).
