@@ -18,7 +18,7 @@
 //!
 //! ```no_run
 //! use ferrocute::gemm::{Gemm, Order, MatMut, MatRef};
-//! use half::bf16;
+//! use ferrocute::half::bf16;
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let gemm = Gemm::open(0)?;
 //! let s = gemm.stream().clone();
