@@ -405,7 +405,7 @@ pub fn kernel_name(
     let has_epi = match cfg.fused_entries {
         FusedEntries::None => false,
         FusedEntries::Every => true,
-        FusedEntries::KMajor16 => a_k_major && b_k_major && input == output && output != "f32",
+        FusedEntries::KMajor16 => a_k_major && b_k_major && input == output,
     };
     let epi = if fused && has_epi { "_epi" } else { "" };
     format!("ferrocute_{}{epi}_{am}{bm}_{input}_{output}", cfg.name)

@@ -330,9 +330,12 @@ pub fn render_sm90_header() -> String {
         parts::<Sm90_128x256x64S3St>(),
         parts::<Sm90_128x256x64S4St2>(),
     ];
-    let entries: Vec<(String, String)> = all.iter().map(|p| p.0.clone()).collect();
-    let checks: Vec<String> = all.iter().map(|p| p.1.clone()).collect();
-    let epi_list: String = all.iter().filter_map(|p| p.2.clone()).collect();
+    let (mut entries, mut checks, mut epi_list) = (Vec::new(), Vec::new(), String::new());
+    for (entry, check, epi) in all {
+        entries.push(entry);
+        checks.push(check);
+        epi_list.extend(epi);
+    }
     render_header(GMMA_INCLUDES, "FERROCUTE_SM90_CONFIGS", &entries, &checks)
         + &format!("\n#define FERROCUTE_SM90_EPI_CONFIGS(X){epi_list}\n")
 }
