@@ -338,3 +338,46 @@ fn gpu_tail_split() {
         }
     }
 }
+
+/// `y = x·Wᵀ` (x, W and y row-major) at a few hundred tokens runs swapped on the persistent
+/// tiles, W's rows on M and the tokens on fewer N tiles than a raster group: those tiles
+/// are ordered N fastest. Every element against cuBLAS, with a split tail, a batch and the
+/// cooperative tile's groups of 16.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
+fn gpu_swapped_few_n_tiles() {
+    let g = gpu();
+    let s = g.stream().clone();
+    let blas = CudaBlas::new(s.clone()).unwrap();
+    let mut rng = Rng(31);
+    // (tokens, rows of W, k, batch)
+    for (m, n, k, batch) in [
+        (256, 4096, 4096, 1),
+        (200, 3000, 1000, 2),
+        (384, 8192, 4096, 1),
+        (129, 4100, 2056, 1),
+    ] {
+        let cs = Case {
+            m,
+            n,
+            k,
+            la: Order::RowMajor,
+            lb: Order::ColMajor,
+            lc: Order::RowMajor,
+            pad: 0,
+            batch,
+            broadcast_b: false,
+            alpha: 1.0,
+            beta: 0.0,
+        };
+        let ran = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(512));
+        assert_all_match_cublas(&blas, &s, &ran, &cs);
+        if g.compute_capability() == (9, 0) {
+            assert!(
+                ran.kernel.contains("_pp_") || ran.kernel.contains("_coop_"),
+                "{m}x{n}x{k}: {}",
+                ran.kernel
+            );
+        }
+    }
+}
