@@ -341,21 +341,23 @@ fn gpu_tail_split() {
 
 /// `y = x·Wᵀ` (x, W and y row-major) at a few hundred tokens runs swapped on the persistent
 /// tiles, W's rows on M and the tokens on fewer N tiles than a raster group: those tiles
-/// are ordered N fastest. Every element against cuBLAS, with a split tail, a batch and the
-/// cooperative tile's groups of 16.
+/// are ordered N fastest. The 128x128 tile with a split tail and with a batch, the 128x192
+/// and the cooperative 128x256 tile (groups of 16); every element against cuBLAS.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
 fn gpu_swapped_few_n_tiles() {
     let g = gpu();
     let s = g.stream().clone();
     let blas = CudaBlas::new(s.clone()).unwrap();
+    let h100 = g.compute_capability() == (9, 0) && g.sm_count() == 132;
     let mut rng = Rng(31);
-    // (tokens, rows of W, k, batch)
-    for (m, n, k, batch) in [
-        (256, 4096, 4096, 1),
-        (200, 3000, 1000, 2),
-        (384, 8192, 4096, 1),
-        (129, 4100, 2056, 1),
+    // (tokens, rows of W, k, batch, tile and tail tiles and parts on 132 SMs)
+    for (m, n, k, batch, tile, (tiles, splits)) in [
+        (256, 4096, 4096, 1, "128x128x64_s6_pp", (64, 2)),
+        (129, 4100, 2056, 1, "128x128x64_s6_pp", (66, 2)),
+        (200, 3000, 1000, 2, "128x128x64_s6_pp", (0, 0)),
+        (384, 8192, 4096, 1, "128x192x64_s4_pp", (0, 0)),
+        (512, 8192, 8192, 1, "128x256x64_s4_coop", (0, 0)),
     ] {
         let cs = Case {
             m,
@@ -372,12 +374,9 @@ fn gpu_swapped_few_n_tiles() {
         };
         let ran = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(512));
         assert_all_match_cublas(&blas, &s, &ran, &cs);
-        if g.compute_capability() == (9, 0) {
-            assert!(
-                ran.kernel.contains("_pp_") || ran.kernel.contains("_coop_"),
-                "{m}x{n}x{k}: {}",
-                ran.kernel
-            );
+        if h100 {
+            assert!(ran.kernel.contains(tile), "{m}x{n}x{k}: {}", ran.kernel);
+            assert_eq!(ran.tail, TailSplit { tiles, splits }, "{m}x{n}x{k}");
         }
     }
 }
