@@ -196,6 +196,53 @@ fn gpu_small_m_random() {
     }
 }
 
+/// Weights whose 16-row tiles the 8-warp register-streaming CTAs would run in a second
+/// round at most half full (Qwen2.5 7B's fused QKV: 288 tiles) run on the 4-warp CTAs in
+/// one round: the edges of that range (one tile over, the last, one more), batches, rows that start on 8 bytes (K = 4100), an M-major A and a row-major C
+/// (run transposed), beta; every element against f64 (sampled on the largest).
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
+fn gpu_skinny_four_warps() {
+    let g = gpu();
+    let hopper = g.compute_capability().0 == 9;
+    let sms = g.sm_count() as usize;
+    let mut rng = Rng(53);
+    // (m, n, k, batch): tiles = ceil(n / 16) * batch around 2 and 4 CTAs per SM.
+    let cases = [
+        (1, 4608, 3584, 1),
+        (16, 32 * sms + 16, 1024, 1),
+        (7, 48 * sms, 4100, 1),
+        (3, 48 * sms + 1, 512, 1),
+        (5, 16 * sms + 8, 256, 2),
+        (16, 1000, 136, 5),
+    ];
+    for (i, &(m, n, k, batch)) in cases.iter().enumerate() {
+        let tiles = n.div_ceil(16) * batch;
+        let want_w4 = tiles > 2 * sms && tiles <= 3 * sms;
+        for (la, lc) in [
+            (Order::RowMajor, Order::ColMajor),
+            (Order::ColMajor, Order::ColMajor),
+            (Order::RowMajor, Order::RowMajor),
+        ] {
+            let cs = Case {
+                broadcast_b: i == 4,
+                ..Case::sweep(i, m, n, k, batch, la, Order::ColMajor, lc)
+            };
+            let samples = (m * n * k * batch > 20_000_000).then_some(4096);
+            let kernel = match i % 3 {
+                0 => run_case::<bf16, bf16>(&g, &mut rng, &cs, samples).kernel,
+                1 => run_case::<f16, f32>(&g, &mut rng, &cs, samples).kernel,
+                _ => run_case::<bf16, f16>(&g, &mut rng, &cs, samples).kernel,
+            };
+            if hopper {
+                let what = format!("{m}x{n}x{k}x{batch} {la:?}{lc:?} ({tiles} tiles): {kernel}");
+                assert!(kernel.contains("skinny"), "{what}");
+                assert_eq!(kernel.contains("skinny16_w4"), want_w4, "{what}");
+            }
+        }
+    }
+}
+
 /// The split tiles' counters share their workspace with earlier launches' partial sums: a
 /// sequence on one handle of register-streaming splits over 64 to 256 tiles (counters up to
 /// the workspace's first KiB, sums after it) and a persistent tile splitting its last
@@ -246,10 +293,10 @@ fn gpu_split_counters_after_partial_sums() {
 }
 
 /// Small enough for compute-sanitizer (memcheck, racecheck, synccheck): the persistent
-/// register-streaming CTAs over several tiles each (8200 rows of N: 513 tiles on at most
-/// 264 CTAs), with K whole and in 2 parts, and the split-K kernel (m = 40, or an N-major
-/// weight), writing a row-major C transposed or a column-major one; every element against
-/// f64.
+/// register-streaming CTAs of 8 warps over several tiles each (9000 rows of N: 563 tiles on
+/// at most 264 CTAs) and of 4 warps (5000 rows: 313 tiles, one each), and the split-K
+/// kernel (m = 40, or an N-major weight), writing a row-major C transposed or a
+/// column-major one; every element against f64.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
 fn gpu_decode_small() {
@@ -257,8 +304,8 @@ fn gpu_decode_small() {
     let hopper = g.compute_capability().0 == 9;
     let mut rng = Rng(47);
     for (m, n, k, parts, beta) in [
-        (3, 8200, 64, 1, 0.0),
-        (3, 8200, 64, 2, 0.5),
+        (3, 9000, 64, 1, 0.0),
+        (3, 9000, 64, 2, 0.5),
         (13, 5000, 136, 1, 0.5),
         (40, 300, 256, 1, 0.0),
     ] {

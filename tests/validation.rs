@@ -346,32 +346,35 @@ fn kernel_names() {
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_128x192x64_s4_pp_kk_bf16_bf16");
     // m <= 16, K-major B, k % 4 == 0, any size of B: B streams through registers in
-    // persistent CTAs (2 per SM) over tiles of 16 rows of N and a part of K, the parts
-    // spreading the tiles evenly.
+    // persistent CTAs (2 per SM of 8 warps, or 4 of 4 warps where those hold every tile at
+    // once and the 8-warp ones would run a second round at most half full) over tiles of 16
+    // rows of N and a part of K, the parts spreading the tiles evenly.
     let mut d = desc(16, 1 << 21, 8);
     (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_skinny16_w8_kk_bf16_bf16");
     assert_eq!((ds.grid, ds.tail), ((264, 1, 1), TailSplit::default()));
-    for ((m, n, k), parts) in [
-        ((1, 6144, 4096), 1),
-        ((16, 1024, 14336), 2),
-        ((8, 28672, 4096), 1),
+    for ((m, n, k), warps, parts, ctas) in [
+        ((1, 6144, 4096), "w4", 1, 384),
+        ((1, 4608, 3584), "w4", 1, 288),
+        ((16, 1024, 14336), "w8", 2, 128),
+        ((8, 28672, 4096), "w8", 1, 264),
     ] {
         let mut d = desc(m, n, k);
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
         let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
-        let tiles = n as u32 / 16;
-        assert_eq!(ds.grid, ((tiles * parts).min(264), 1, 1), "{m}x{n}x{k}");
+        let what = format!("{m}x{n}x{k}: {}", ds.kernel);
+        assert!(ds.kernel.contains(&format!("skinny16_{warps}_")), "{what}");
+        assert_eq!(ds.grid, (ctas, 1, 1), "{what}");
         let want = if parts > 1 {
             TailSplit {
-                tiles,
+                tiles: n as u32 / 16,
                 splits: parts,
             }
         } else {
             TailSplit::default()
         };
-        assert_eq!(ds.tail, want, "{m}x{n}x{k}");
+        assert_eq!(ds.tail, want, "{what}");
     }
     for ((m, n, k), want) in [
         ((16, 4096, 4096), Some("skinny16_w8")),
@@ -382,7 +385,7 @@ fn kernel_names() {
         // Rows on 8 bytes only: read in place.
         ((16, 4096, 4100), Some("skinny16_w8")),
         ((8, 8192, 8196), Some("skinny16_w8")),
-        ((16, 8192, 8192), Some("skinny16_w8")),
+        ((16, 4608, 8192), Some("skinny16_w4")),
         // Rows on 4 bytes: repacked for the split-K kernel.
         ((16, 4096, 4098), None),
     ] {

@@ -3,8 +3,8 @@
 
 use super::error::Error;
 use super::geometry::{
-    grid_dims, persistent_k_blocks_with, skinny_parts, split_k, tile_count, TailSplit, MAX_GRID_X,
-    MAX_GRID_YZ, SKINNY_SPLIT_MAX_TILES,
+    ctas_per_sm, grid_dims, persistent_k_blocks_with, skinny_parts, split_k, tile_count, TailSplit,
+    MAX_GRID_X, MAX_GRID_YZ, SKINNY_SPLIT_MAX_TILES,
 };
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
@@ -81,7 +81,7 @@ fn best_persistent_with(
 /// `cc` with `sm_count` multiprocessors.
 ///
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. For `m <= 16` with
-/// a K-major B and `k % 4 == 0`, the first [`SKINNY_KERNELS`] entry wins. For `m <= 64`,
+/// a K-major B and `k % 4 == 0`, a [`SKINNY_KERNELS`] entry wins ([`skinny_pick`]). For `m <= 64`,
 /// and `m <= 128` where the preferred fast tile would fill under half the SMs, an eligible
 /// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins (the one 128 rows of N wide where
 /// its tiles fill half the SMs, else the first); for more rows where it would fill under a
@@ -129,8 +129,8 @@ pub fn select_with(
             return Ok(cfg);
         }
         let tiles = |c: &KernelConfig| tile_count(plan, c);
-        if let Some(first) = SKINNY_KERNELS.iter().find(eligible) {
-            return Ok(first);
+        if let Some(skinny) = skinny_pick(plan, sm_count, |c| eligible(&c)) {
+            return Ok(skinny);
         }
         let first = FAST_KERNELS.iter().find(eligible);
         // Small M, or few tiles of the 128x128 tile: small tiles (and, for long K, a K split)
@@ -201,6 +201,48 @@ pub fn select_with(
             found: cc,
         })
     }
+}
+
+/// The register-streaming kernel for `plan` among the `eligible` [`SKINNY_KERNELS`]: the
+/// first (most warps per tile), unless its CTAs, as many as the SMs hold at once, would run
+/// a second round of tiles at most half full and a later entry's CTAs hold every tile at
+/// once. A few tiles left for a second round stream on a few SMs after the rest have
+/// finished: Qwen2.5 7B's QKV (4608 rows, 288 tiles) took 19.3 µs on 264 CTAs of 8 warps
+/// and 17.4 µs on 288 of 4 (H100, BENCHMARKS.md). A second round at least half full keeps
+/// the memory busy, and the 8-warp CTAs, with twice the loads in flight per tile, were then
+/// as fast or faster (512 tiles of K = 29568: 165.7 against 172 µs).
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
+/// use ferrocute::gemm::dispatch::skinny_pick;
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let pick = |n: usize| {
+///     let desc = GemmDesc { a: d(1, 4096, Order::RowMajor, 1 << 36),
+///         b: d(4096, n, Order::ColMajor, 2 << 36), c: d(1, n, Order::ColMajor, 3 << 36),
+///         in_bytes: 2, out_bytes: 2 };
+///     skinny_pick(&plan(&desc).unwrap(), 132, |_| true).map(|c| c.name)
+/// };
+/// // 8-warp CTAs: 264 on 132 SMs; 4-warp ones: 528.
+/// assert_eq!(pick(4096), Some("sm90_skinny16_w8")); // 256 tiles: one round
+/// assert_eq!(pick(4608), Some("sm90_skinny16_w4")); // 288: a second round of 24
+/// assert_eq!(pick(6336), Some("sm90_skinny16_w4")); // 396: of 132
+/// assert_eq!(pick(6352), Some("sm90_skinny16_w8")); // 397: of 133
+/// assert_eq!(pick(8192), Some("sm90_skinny16_w8")); // 512
+/// ```
+pub fn skinny_pick(
+    plan: &Plan,
+    sm_count: u32,
+    eligible: impl Fn(&KernelConfig) -> bool,
+) -> Option<&'static KernelConfig> {
+    let mut skinny = SKINNY_KERNELS.iter().filter(|c| eligible(c));
+    let first = skinny.clone().next()?;
+    let tiles = (plan.n.max(0) as u64).div_ceil(16) * plan.batch.max(0) as u64;
+    let resident = |c: &KernelConfig| (ctas_per_sm(c) * sm_count.max(1)) as u64;
+    let (rounds, last) = (tiles.div_ceil(resident(first)), tiles % resident(first));
+    if rounds <= 1 || 2 * last > resident(first) || last == 0 {
+        return Some(first);
+    }
+    Some(skinny.find(|c| tiles <= resident(c)).unwrap_or(first))
 }
 
 /// The TMA kernels read every batch through one tensor map, so they need real (non-zero)

@@ -148,12 +148,21 @@ pub const SPLIT_COUNTER_BYTES: u64 = 1024;
 /// K: their counters fit in [`SPLIT_COUNTER_BYTES`]. Splits pay only for a few long tiles.
 pub const SKINNY_SPLIT_MAX_TILES: u64 = SPLIT_COUNTER_BYTES / 4;
 
-/// CTAs of `cfg` one SM holds at once: by threads (2048 per SM), shared memory (228 KiB
-/// per SM, 1 KiB of it reserved per CTA) and the 32-CTA limit of sm_90.
+/// CTAs of the register-streaming `cfg` one SM holds at once: by threads (2048 per SM),
+/// registers (64 Ki per SM, 128 per thread: the kernel's launch bounds), shared memory
+/// (228 KiB per SM, 1 KiB of it reserved per CTA) and the 32-CTA limit of sm_90.
+///
+/// ```
+/// use ferrocute::gemm::geometry::ctas_per_sm;
+/// use ferrocute::gemm::registry::SKINNY_KERNELS;
+/// assert_eq!(ctas_per_sm(&SKINNY_KERNELS[0]), 2); // 8 warps: registers
+/// assert_eq!(ctas_per_sm(&SKINNY_KERNELS[1]), 4); // 4 warps: registers (shared memory: 5)
+/// ```
 pub fn ctas_per_sm(cfg: &KernelConfig) -> u32 {
     let by_threads = 2048 / cfg.threads.max(1);
+    let by_regs = 65536 / (128 * cfg.threads.max(1));
     let by_smem = (228 * 1024) / (cfg.smem_bytes + 1024);
-    by_threads.min(by_smem).clamp(1, 32)
+    by_threads.min(by_regs).min(by_smem).clamp(1, 32)
 }
 
 /// The reduction and store of one register-streaming tile, in steps of 32 k of one warp (its

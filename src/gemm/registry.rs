@@ -14,7 +14,7 @@ use ferrocute_kernels::sm90_gemm::{
     Sm90Config, Sm90_128x128x64S6Pp, Sm90_128x192x64S4Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4C2,
     Sm90_128x256x64S4Coop, Sm90_128x256x64S4St2,
 };
-use ferrocute_kernels::sm90_skinny::{Skinny16W8, SkinnyConfig};
+use ferrocute_kernels::sm90_skinny::{Skinny16W4, Skinny16W8, SkinnyConfig};
 use ferrocute_kernels::sm90_splitk::{
     SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
 };
@@ -244,8 +244,11 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
 }
 
 /// Kernels for `m <= 16` with a K-major B and `k % 4 == 0`, which stream B through
-/// registers (A K- or M-major, C and D M- or N-major).
-pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>()];
+/// registers (A K- or M-major, C and D M- or N-major): CTAs of 8 warps, then of 4 (twice
+/// as many resident per SM), for weights whose tiles the 8-warp CTAs would run in a
+/// second round at most half full but the 4-warp ones in one
+/// ([`skinny_pick`](super::dispatch::skinny_pick)).
+pub static SKINNY_KERNELS: &[KernelConfig] = &[skinny::<Skinny16W8>(), skinny::<Skinny16W4>()];
 
 /// Kernels for small problems: `m <= 128`, or under half a wave of the 128x128 Hopper tile.
 /// First the 64-row tiles, smallest M first: for `m <= 128` the first that holds all of M

@@ -504,8 +504,10 @@ __device__ __forceinline__ void skinny_kernel(GemmParams const& p) {
 
 // ferrocute_sm90_<cfgname><epi>_<am>k_<in>_<out>: epi is empty (plain) or _epi (Epi: the
 // fused epilogue, which the plain entry points trap on).
+// At most 128 registers a thread (the loop's footprint): as many CTAs as the register file
+// then holds, 2 of 8 warps or 4 of 4, are resident on each SM.
 #define FERROCUTE_SKINNY_ENTRY(cfgname, Cfg, in, out, am, AM, epi, Epi)                      \
-  extern "C" __global__ void __launch_bounds__(32 * Cfg::Warps)                          \
+  extern "C" __global__ void __launch_bounds__(32 * Cfg::Warps, 16 / Cfg::Warps)         \
       ferrocute_sm90_##cfgname##epi##_##am##k_##in##_##out(const GemmParams params) {    \
     using In_ = FERROCUTE_SKINNY_TY_##in;                                                \
     using Out_ = FERROCUTE_SKINNY_TY_##out;                                              \

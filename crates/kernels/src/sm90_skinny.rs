@@ -194,6 +194,12 @@ skinny_config!(
     Skinny16W8, "sm90_skinny16_w8", "SkinnyCfg_16_w8", 8, 4, 128
 );
 
+skinny_config!(
+    /// 4 warps (K in 4 slices), 4 steps in flight, chunks of 128 k: twice the CTAs an SM
+    /// holds, for weights with a few more tiles than the 8-warp CTAs fill at once.
+    Skinny16W4, "sm90_skinny16_w4", "SkinnyCfg_16_w4", 4, 4, 128
+);
+
 /// Renders the small-M register-streaming configurations into the header
 /// `sm90_skinny.cu` includes.
 pub fn render_skinny_header() -> String {
@@ -220,7 +226,7 @@ pub fn render_skinny_header() -> String {
     render_header(
         &["cute/layout.hpp"],
         "FERROCUTE_SKINNY_CONFIGS",
-        &[entry::<Skinny16W8>()],
-        &[checks::<Skinny16W8>()],
+        &[entry::<Skinny16W8>(), entry::<Skinny16W4>()],
+        &[checks::<Skinny16W8>(), checks::<Skinny16W4>()],
     )
 }
