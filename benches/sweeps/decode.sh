@@ -3,8 +3,9 @@
 # `llm` shapes (benches/gemm/problem.rs) at 1 to 256 tokens with the dispatcher's choice
 # (3 alternating rounds, every layout), with each small-M kernel forced in turn
 # (FERROCUTE_KERNEL, one round, TN: a row-major C runs the same kernels transposed; a
-# kernel not eligible for a shape leaves the dispatcher's choice, which the row names), and
-# the register-streaming kernel's K parts forced (FERROCUTE_SPLIT_K) on narrow weights;
+# kernel not eligible for a shape leaves the dispatcher's choice, which the row names; the
+# register-streaming kernel's 8- and 4-warp CTAs also NN), and the register-streaming
+# kernel's K parts forced (FERROCUTE_SPLIT_K) on narrow weights;
 # each against cuBLAS in the same process. One file per run under OUT; summarise with
 # `python3 benches/sweeps/summarise.py OUT`.
 #
@@ -19,6 +20,9 @@ more=(--bench --shapes llm --tokens 32,64,128,256 --iters 20)
 "$bin" "${more[@]}" --rounds 3 --layout all >"$out/dispatch_m256.txt"
 FERROCUTE_KERNEL=sm90_splitk_64x64x64_s13 "$bin" "${few[@]}" --layout tn \
   >"$out/sm90_splitk_64x64x64_s13_m16.txt"
+for k in sm90_skinny16_w8 sm90_skinny16_w4; do
+  FERROCUTE_KERNEL=$k "$bin" "${few[@]}" --layout tn,nn >"$out/${k}_m16.txt"
+done
 for k in sm90_splitk_64x64x64_s13 sm90_splitk_128x64x64_s9 sm90_splitk_64x128x64_s9 \
          sm90_128x128x64_s6_pp; do
   FERROCUTE_KERNEL=$k "$bin" "${more[@]}" --layout tn >"$out/${k}_m256.txt"
