@@ -236,10 +236,11 @@ pub fn skinny_pick(
 ) -> Option<&'static KernelConfig> {
     let mut skinny = SKINNY_KERNELS.iter().filter(|c| eligible(c));
     let first = skinny.clone().next()?;
-    let tiles = (plan.n.max(0) as u64).div_ceil(16) * plan.batch.max(0) as u64;
+    // One M tile (m <= 16): the 16-row tiles of N in every batch.
+    let tiles = tile_count(plan, first);
     let resident = |c: &KernelConfig| (ctas_per_sm(c) * sm_count.max(1)) as u64;
-    let (rounds, last) = (tiles.div_ceil(resident(first)), tiles % resident(first));
-    if rounds <= 1 || 2 * last > resident(first) || last == 0 {
+    let last = tiles % resident(first);
+    if tiles <= resident(first) || last == 0 || 2 * last > resident(first) {
         return Some(first);
     }
     Some(skinny.find(|c| tiles <= resident(c)).unwrap_or(first))
