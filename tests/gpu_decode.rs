@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use ferrocute::gemm::dispatch::Overrides;
+use ferrocute::gemm::registry::MULTICAST_SMALL_M_KERNELS;
 use ferrocute::gemm::Order;
 use half::{bf16, f16};
 
@@ -90,8 +91,9 @@ fn gpu_row_major_linear() {
 /// 10000 for one in eight, with k up to 320), k from 1 to 1200 (multiples of 8 and of 4
 /// more often), every storage order of A, B and C, leading
 /// dimensions packed, padded to 8 or odd, 1 to 3 batches (B sometimes broadcast), random
-/// alpha and beta, three type pairs, and the register-streaming kernel's K parts forced to
-/// 1..8 for a third of the cases. Every element against f64 (sampled above 2 M
+/// alpha and beta, three type pairs, the register-streaming kernel's K parts forced to
+/// 1..8 for a third of the cases and a split-K tile with clusters along M for one in six.
+/// Every element against f64 (sampled above 2 M
 /// multiply-adds), the padding of C still NaN; at the end, every small-M path must have run.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
@@ -156,8 +158,13 @@ fn gpu_small_m_random() {
             beta: [0.0, 0.0, 0.5, -1.0][rng.below(4)],
         };
         let parts = (rng.below(3) == 0).then(|| 1 + rng.below(8) as u32);
+        // One in six: a kernel whose clusters along M share B, whatever the dispatcher says
+        // (the dispatcher's choice where the problem does not meet its alignment).
+        let multicast = (rng.below(6) == 0)
+            .then(|| &MULTICAST_SMALL_M_KERNELS[rng.below(MULTICAST_SMALL_M_KERNELS.len())]);
         let h = g.clone().with_overrides(Overrides {
             split_k: parts,
+            kernel: multicast,
             ..Overrides::default()
         });
         let macs = m * n * k * batch;
@@ -170,6 +177,7 @@ fn gpu_small_m_random() {
         let path = match (ran.kernel.contains("skinny"), ran.kernel.contains("splitk")) {
             (true, _) if ran.tail.splits > 1 => "skinny, K in parts",
             (true, _) => "skinny",
+            (_, true) if ran.kernel.contains("_mc") => "split-K tiles, clusters along M",
             (_, true) => "split-K",
             _ => "other",
         };
@@ -186,6 +194,7 @@ fn gpu_small_m_random() {
             "skinny",
             "skinny, K in parts",
             "split-K",
+            "split-K tiles, clusters along M",
             "transposed, C written N-major",
         ] {
             assert!(

@@ -298,7 +298,15 @@ fn run_epi<TI: InputElem + Host, TO: OutputElem + Host>(
 /// Shapes (m, n, k) a kernel is checked on: its own range of M, edge sizes, n even (SwiGLU
 /// halves it).
 fn shapes_for(name: &str) -> &'static [(usize, usize, usize)] {
-    if name.contains("splitk") {
+    if name.contains("_mc") {
+        // Clusters along M: a cluster's last tiles past M (150, 120), and full clusters.
+        &[
+            (150, 130, 200),
+            (200, 64, 520),
+            (120, 96, 264),
+            (256, 256, 136),
+        ]
+    } else if name.contains("splitk") {
         &[(7, 130, 200), (33, 64, 520), (64, 256, 136), (120, 96, 264)]
     } else if name.contains("skinny") {
         // K whole, then in parts (few tiles of long K: skinny_parts splits from K = 2048 on)

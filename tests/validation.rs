@@ -315,7 +315,7 @@ fn kernel_names() {
     let ds = dispatch(&desc(256, 256, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_splitk_64x128x64_s9_kk_bf16_bf16");
     assert_eq!((ds.grid, ds.cluster), ((1, 8, 1), 1));
-    // m <= 128: the 64-row split-K tile that holds all of M, with a K split up to a wave.
+    // m <= 128: the 64-row split-K tile that holds all of M, with a K split up to a wave;
     for ((m, n, k), tile, grid, splits) in [
         ((17, 4096, 4096), "64x64x64_s13", (2, 64, 1), 2),
         ((64, 1024, 4096), "64x64x64_s13", (4, 16, 1), 4),
@@ -324,7 +324,10 @@ fn kernel_names() {
         ((128, 2048, 4096), "128x64x64_s9", (2, 32, 1), 2),
         ((100, 2112, 4096), "128x64x64_s9", (2, 33, 1), 2),
         ((65, 4096, 4096), "128x64x64_s9", (2, 64, 1), 2),
-        ((128, 8192, 8192), "128x64x64_s9", (1, 128, 1), 1),
+        // 64 < m <= 256 where clusters along M fill one wave: 2 or 4 tiles of 64 rows
+        // sharing B, no K split (128 and 112 CTAs).
+        ((128, 8192, 8192), "64x128x64_s9_mc2", (2, 64, 1), 2),
+        ((256, 3584, 3584), "64x128x64_s9_mc4", (4, 28, 1), 4),
     ] {
         let mut d = desc(m, n, k);
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);

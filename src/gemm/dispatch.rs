@@ -9,7 +9,7 @@ use super::geometry::{
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
     all_kernels, kernel_name, runs_on, GridKind, KernelConfig, Weighed, FAST_KERNELS,
-    PERSISTENT_KERNELS, SIMPLE_KERNEL, SKINNY_KERNELS, SMALL_M_KERNELS,
+    MULTICAST_SMALL_M_KERNELS, PERSISTENT_KERNELS, SIMPLE_KERNEL, SKINNY_KERNELS, SMALL_M_KERNELS,
 };
 
 /// The entry of [`PERSISTENT_KERNELS`] that the weighing picks for `plan`, among those
@@ -81,7 +81,9 @@ fn best_persistent_with(
 /// `cc` with `sm_count` multiprocessors.
 ///
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. For `m <= 16` with
-/// a K-major B and `k % 4 == 0`, a [`SKINNY_KERNELS`] entry wins ([`skinny_pick`]). For `m <= 64`,
+/// a K-major B and `k % 4 == 0`, a [`SKINNY_KERNELS`] entry wins ([`skinny_pick`]). For
+/// `64 < m <= 256`, a [`MULTICAST_SMALL_M_KERNELS`] entry where its grid fits
+/// ([`multicast_pick`]). For `m <= 64`,
 /// and `m <= 128` where the preferred fast tile would fill under half the SMs, an eligible
 /// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins (the one 128 rows of N wide where
 /// its tiles fill half the SMs, else the first); for more rows where it would fill under a
@@ -131,6 +133,9 @@ pub fn select_with(
         let tiles = |c: &KernelConfig| tile_count(plan, c);
         if let Some(skinny) = skinny_pick(plan, sm_count, |c| eligible(&c)) {
             return Ok(skinny);
+        }
+        if let Some(multicast) = multicast_pick(plan, sm_count, |c| eligible(&c)) {
+            return Ok(multicast);
         }
         let first = FAST_KERNELS.iter().find(eligible);
         // Small M, or few tiles of the 128x128 tile: small tiles (and, for long K, a K split)
@@ -246,6 +251,73 @@ pub fn skinny_pick(
     Some(skinny.find(|c| tiles <= resident(c)).unwrap_or(first))
 }
 
+/// The small-tile kernel whose clusters of `c` M-adjacent 64-row tiles share each stage of
+/// B ([`MULTICAST_SMALL_M_KERNELS`]) for `plan`, among those `eligible`, the largest `c`
+/// first; `None` outside `64 < m <= 256` or where none fits. One fits where its grid
+/// (`c * ceil(tiles_m / c) * tiles_n * batch` CTAs, each streaming all of K) fills more than
+/// half the SMs and runs in one wave: clusters of 2 on every SM, of 4 on 10 of every 11 (an
+/// H100's GPCs hold 30 of them at this shared memory); a second wave of clusters ran at about
+/// half the speed. Clusters of 4 need at least 3 tiles of M (one CTA past M is the price of
+/// reading B once) and a K-major B (an N-major B's stage is two 64-row boxes, so two of the
+/// four CTAs would issue every load: 256x3584x18944 TT 0.84 of cuBLAS against TN's 1.02).
+/// Clusters of 2 over 3 or 4 tiles of M read B twice, as the 128-row persistent tiles do,
+/// whose fixed costs (a split tail's reduction) weigh less as K grows: they take
+/// `k <= 8192` times the share of their CTAs inside M (measured: 4 tiles of M faster to
+/// `k` = 8192 and even at 14336; 3 tiles faster at 4096, slower at 8192).
+/// Measured (H100, BENCHMARKS.md): 256x4096x4096 29.8 → 22.2 µs (2), 256x3584x3584
+/// 26.0 → 18.1 µs (4), 128x8192x28672 178.7 → 173.1 µs (2).
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
+/// use ferrocute::gemm::dispatch::multicast_pick;
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let pick_b = |m: usize, n: usize, k: usize, b_order| {
+///     let desc = GemmDesc { a: d(m, k, Order::RowMajor, 1 << 36),
+///         b: d(k, n, b_order, 2 << 36), c: d(m, n, Order::ColMajor, 3 << 36),
+///         in_bytes: 2, out_bytes: 2 };
+///     multicast_pick(&plan(&desc).unwrap(), 132, |_| true).map(|c| c.name)
+/// };
+/// let pick = |m, n, k| pick_b(m, n, k, Order::ColMajor); // B K-major
+/// assert_eq!(pick(256, 3584, 3584), Some("sm90_splitk_64x128x64_s9_mc4")); // 28 clusters of 4
+/// assert_eq!(pick_b(256, 3584, 3584, Order::RowMajor), Some("sm90_splitk_64x128x64_s9_mc2"));
+/// assert_eq!(pick(256, 4096, 4096), Some("sm90_splitk_64x128x64_s9_mc2")); // 64 of 2
+/// assert_eq!(pick(256, 4096, 8192), Some("sm90_splitk_64x128x64_s9_mc2"));
+/// assert_eq!(pick(192, 4096, 4096), Some("sm90_splitk_64x128x64_s9_mc2")); // 3 of 4 in M
+/// assert_eq!(pick(192, 4096, 8192), None);
+/// assert_eq!(pick(256, 4096, 14336), None); // long K: the persistent tiles
+/// assert_eq!(pick(256, 6144, 4096), None); // 192 CTAs: two waves
+/// assert_eq!(pick(128, 4608, 3584), Some("sm90_splitk_64x128x64_s9_mc2")); // 72 CTAs
+/// assert_eq!(pick(128, 4096, 4096), None); // 64 CTAs: under half the SMs
+/// assert_eq!(pick(64, 8192, 8192), None); // one tile of M: nothing to share
+/// ```
+pub fn multicast_pick(
+    plan: &Plan,
+    sm_count: u32,
+    eligible: impl Fn(&KernelConfig) -> bool,
+) -> Option<&'static KernelConfig> {
+    if plan.m <= 64 || plan.m > 256 {
+        return None;
+    }
+    let sms = sm_count.max(1) as u64;
+    MULTICAST_SMALL_M_KERNELS
+        .iter()
+        .rev()
+        .filter(|c| eligible(c))
+        .find(|cfg| {
+            let c = cfg.cluster_m as u64;
+            let tiles_m = (plan.m as u64).div_ceil(cfg.tile_m as u64);
+            let tiles_n = (plan.n as u64).div_ceil(cfg.tile_n as u64);
+            let ctas = c * tiles_m.div_ceil(c) * tiles_n * plan.batch.max(1) as u64;
+            let resident = if c <= 2 { sms } else { sms * 10 / 11 };
+            let one_wave = 2 * ctas > sms && ctas <= resident;
+            let shares = match c {
+                2 => tiles_m <= 2 || plan.k as u64 * c * tiles_m.div_ceil(c) <= 8192 * tiles_m,
+                _ => tiles_m >= 3 && plan.b.k_major,
+            };
+            one_wave && shares
+        })
+}
+
 /// The TMA kernels read every batch through one tensor map, so they need real (non-zero)
 /// batch strides for A and B when there is more than one batch, and every byte stride of a
 /// tensor map must stay below 2^40.
@@ -274,7 +346,7 @@ fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
         && (plan.n as u64).div_ceil(16) * 8 * plan.batch as u64 <= i32::MAX as u64
 }
 
-/// The plan a problem runs as, and its kernel: `plan`, or where it has at most 128 columns
+/// The plan a problem runs as, and its kernel: `plan`, or where it has at most 256 columns
 /// and more rows than columns (`y = x W^T` with a row-major `y` of few rows is planned as
 /// `y^T`, the weight on A), its [`Plan::transposed`] when that runs on a small-M kernel,
 /// which write a D of either order. The weight then streams through the kernels built for
@@ -285,7 +357,7 @@ fn oriented(
     sm_count: u32,
     ov: &Overrides,
 ) -> Result<(Plan, &'static KernelConfig), Error> {
-    if plan.n <= 128 && plan.n < plan.m && !plan.d_n_major {
+    if plan.n <= 256 && plan.n < plan.m && !plan.d_n_major {
         let t = plan.transposed();
         if let Ok(cfg) = select_with(&t, cc, sm_count, ov) {
             if matches!(cfg.grid, GridKind::Skinny | GridKind::SplitK) {
@@ -444,6 +516,7 @@ pub fn dispatch_plan(
     }
     let (plan, cfg) = oriented(plan, cc, sm_count, ov)?;
     let cluster = match cfg.grid {
+        GridKind::SplitK if cfg.cluster_m > 1 => cfg.cluster_m,
         GridKind::SplitK => ov
             .split_k
             .filter(|s| s.is_power_of_two())

@@ -224,6 +224,9 @@ pub const MAX_GRID_YZ: u64 = 65535;
 /// // Persistent: 768 tiles (3 batches), as many CTAs as 132 SMs hold (2 each).
 /// assert_eq!(grid_dims(&SKINNY_KERNELS[0], 16, 4096, 3, 132, 1).unwrap(), (264, 1, 1));
 /// assert_eq!(grid_dims(&SKINNY_KERNELS[0], 16, 1024, 1, 132, 2).unwrap(), (128, 1, 1));
+/// // Clusters of 2 along M: 300 rows are 5 tiles of 64 in 3 clusters, by 32 tiles of N.
+/// use ferrocute::gemm::registry::MULTICAST_SMALL_M_KERNELS;
+/// assert_eq!(grid_dims(&MULTICAST_SMALL_M_KERNELS[0], 300, 4096, 1, 132, 1).unwrap(), (2, 96, 1));
 /// ```
 pub fn grid_dims(
     cfg: &KernelConfig,
@@ -243,6 +246,10 @@ pub fn grid_dims(
             let c = cfg.cluster_m.max(1) as u64;
             let units = tm.div_ceil(c) * tn * b;
             (c * units.min((sm_count as u64 / c).max(1)), 1, 1)
+        }
+        GridKind::SplitK if cfg.cluster_m > 1 => {
+            let c = cfg.cluster_m as u64;
+            (c, tm.div_ceil(c) * tn, b)
         }
         GridKind::SplitK => (splits.max(1) as u64, tm * tn, b),
         GridKind::Skinny => {

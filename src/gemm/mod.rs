@@ -269,7 +269,10 @@ impl Gemm {
         cfg: &'static KernelConfig,
         func: &launch::Func,
     ) -> Result<Dispatch, Error> {
-        if cfg.grid != registry::GridKind::SplitK || self.overrides.split_k.is_some() {
+        if cfg.grid != registry::GridKind::SplitK
+            || cfg.cluster_m > 1
+            || self.overrides.split_k.is_some()
+        {
             return Ok(d);
         }
         while d.cluster > 1 {

@@ -16,7 +16,8 @@ use ferrocute_kernels::sm90_gemm::{
 };
 use ferrocute_kernels::sm90_skinny::{Skinny16W4, Skinny16W8, SkinnyConfig};
 use ferrocute_kernels::sm90_splitk::{
-    SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x64x64S13, SplitKConfig,
+    SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x128x64S9Mc2, SplitK64x128x64S9Mc4,
+    SplitK64x64x64S13, SplitKConfig,
 };
 use ferrocute_kernels::ModuleArtifacts;
 
@@ -89,8 +90,9 @@ pub struct KernelConfig {
     pub path: LaunchPath,
     /// How output tiles map to thread blocks.
     pub grid: GridKind,
-    /// CTAs per cluster along M for [`GridKind::Persistent`] kernels (1, or 2 when
-    /// M-adjacent tiles share their B tile by TMA multicast).
+    /// CTAs per cluster along M (1, or 2 or 4 when M-adjacent tiles share their B tile by
+    /// TMA multicast): [`GridKind::Persistent`] kernels, and [`GridKind::SplitK`] kernels
+    /// whose clusters then do not split K.
     pub cluster_m: u32,
     /// Whether the kernel can split the tiles of a part-empty last round along K
     /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)): the persistent
@@ -128,7 +130,9 @@ pub enum GridKind {
     /// clusters of `c = cluster_m`: `(c * min(ceil(tiles_m / c) * tiles_n * batch, SMs / c), 1, 1)`.
     Persistent,
     /// `(splits, tiles_n * tiles_m, batch)` in clusters of `(splits, 1, 1)`: the CTAs of a
-    /// cluster split K and sum their partial tiles in distributed shared memory.
+    /// cluster split K and sum their partial tiles in distributed shared memory. With
+    /// `c = cluster_m > 1`: `(c, tiles_n * ceil(tiles_m / c), batch)` in clusters of
+    /// `(c, 1, 1)`, M-adjacent tiles sharing B.
     SplitK,
     /// `(min(tiles_n * parts * batch, resident CTAs), 1, 1)` for `m <= tile_m`: persistent
     /// CTAs over tiles of 16 rows of N and a part of K
@@ -219,7 +223,7 @@ const fn splitk<C: SplitKConfig>() -> KernelConfig {
         C::THREADS,
         C::SMEM_BYTES,
         GridKind::SplitK,
-        1,
+        C::CLUSTER_M,
     )
 }
 
@@ -257,6 +261,14 @@ pub static SMALL_M_KERNELS: &[KernelConfig] = &[
     splitk::<SplitK64x64x64S13>(),
     splitk::<SplitK128x64x64S9>(),
     splitk::<SplitK64x128x64S9>(),
+];
+
+/// Small-tile kernels whose clusters span M instead of K: 2 or 4 M-adjacent 64-row tiles
+/// share each stage of their 128 rows of B by TMA multicast, so B crosses from L2 once per
+/// cluster, for problems of a few hundred rows whose 128x128 tiles leave SMs idle.
+pub static MULTICAST_SMALL_M_KERNELS: &[KernelConfig] = &[
+    splitk::<SplitK64x128x64S9Mc2>(),
+    splitk::<SplitK64x128x64S9Mc4>(),
 ];
 
 /// A persistent Hopper tile as the dispatcher weighs it: the time of a problem is taken as
@@ -433,6 +445,7 @@ pub fn all_kernels() -> impl Iterator<Item = &'static KernelConfig> {
     SKINNY_KERNELS
         .iter()
         .chain(SMALL_M_KERNELS)
+        .chain(MULTICAST_SMALL_M_KERNELS)
         .chain(PERSISTENT_KERNELS.iter().map(|w| &w.config))
         .chain(FAST_KERNELS)
 }

@@ -17,7 +17,11 @@
 //     distributed shared memory, with no global workspace and no atomics. With 2 splits
 //     rank 1 takes fewer k-tiles, finishes first and bulk-copies its partial tile into
 //     rank 0's drained stages while rank 0 still streams; rank 0 adds it and stores the
-//     tile. With 4 or 8, each CTA of the cluster reduces and stores TN/splits rows of N.
+//     tile. With 4 or 8, each CTA of the cluster reduces and stores TN/splits rows of N;
+//   * or, with Cfg::ClusterM = MC > 1, does not split K: the cluster (MC,1,1) holds MC
+//     M-adjacent tiles of the same N rows, each CTA loads TN/MC rows of every B stage and
+//     multicasts them to all MC, and a stage is refilled once the consumers of every CTA
+//     of the cluster have released it. B then crosses from L2 once per MC tiles of M.
 //
 // =====================================================================================
 // CONFIG SCHEMA
@@ -28,6 +32,7 @@
 //                       // TN = 64 or 128: N per CTA (see above);
 //                       // BK: multiple of 64
 //     static constexpr int Stages = 7;
+//     static constexpr int ClusterM = 1;   // 1, 2 or 4: CTAs along M sharing B (see above)
 //     using SmemLayoutAtomK  = GMMA::Layout_K_SW128_Atom<16-bit> as in sm90_gemm.cuh;
 //     using SmemLayoutAtomMN = GMMA::Layout_MN_SW128_Atom<16-bit>;
 //   };
@@ -39,6 +44,8 @@
 // LAUNCH FORMULA
 //   grid    = (splits, ceil(N/TN) * ceil(M/TM), batch), splits in {1,2,4,8}
 //   cluster = (splits, 1, 1)         (cuLaunchKernelEx attribute; none needed for splits = 1)
+//   ClusterM = MC > 1: grid = (MC, ceil(N/TN) * ceil(ceil(M/TM)/MC), batch), cluster (MC,1,1),
+//   B's box {64, TN/MC} (K-major); tile m of CTA x of cluster y is (y / tiles_n) * MC + x
 //   programmatic stream serialization may be allowed (PDL): the kernel waits on
 //   griddepcontrol.wait before its first global memory access
 //   block   = (384, 1, 1)            warpgroup 0: producer (one TMA thread); 1,2: consumers
@@ -46,7 +53,8 @@
 //                  (the (TN, TM+8) f32 partial tile reuses the pipeline and must fit in it)
 //   CTA x of a cluster owns k-tiles [x*per, (x+1)*per), per = ceil(ceil(K/BK)/splits);
 //   with 2 splits rank 0 owns [0, k0) and rank 1 [k0, k_tiles), k0 = lead_k_tiles().
-//   The kernel traps on blockDim != 384, too little dynamic smem, or splits not dividing TN.
+//   The kernel traps on blockDim != 384, too little dynamic smem, splits not dividing TN,
+//   or (ClusterM > 1) grid.x != ClusterM.
 #pragma once
 
 #include "sm90_gemm.cuh"
@@ -60,6 +68,8 @@ struct SplitKDerived {
   static constexpr int TN = size<1>(typename Cfg::TileShape{});
   static constexpr int BK = size<2>(typename Cfg::TileShape{});
   static constexpr int S = Cfg::Stages;
+  static constexpr int MC = Cfg::ClusterM;
+  static_assert(MC == 1 || MC == 2 || MC == 4, "ClusterM must be 1, 2 or 4");
   static constexpr int kWBytes = TN * BK * 2;
   static constexpr int kXBytes = TM * BK * 2;
   static constexpr int kStageBytes = kWBytes + kXBytes;
@@ -176,16 +186,20 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int wg = warp / 4;
-  const int splits = gridDim.x;   // the cluster spans grid.x
-  const int rank = blockIdx.x;
+  constexpr int MC = D::MC;
+  // The cluster spans grid.x: the K splits, or (MC > 1) MC tiles of M and no K split.
+  const int splits = MC > 1 ? 1 : int(gridDim.x);
+  const int rank = MC > 1 ? 0 : int(blockIdx.x);    // K split
+  const int mrank = MC > 1 ? int(blockIdx.x) : 0;   // tile of M within the cluster
 
   if (tid == 0) {
     if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(splitk_smem_bytes<Cfg>()) ||
-        TN % splits != 0)
+        TN % splits != 0 || (MC > 1 && gridDim.x != MC))
       __trap();
     for (int s = 0; s < S; ++s) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
-      cutlass::arch::ClusterBarrier::init(&ss.empty[s], 8);   // one arrival per consumer warp
+      // One arrival per consumer warp of every CTA that reads the stage.
+      cutlass::arch::ClusterBarrier::init(&ss.empty[s], 8 * MC);
     }
     cutlass::arch::ClusterTransactionBarrier::init(&ss.recv, 1);
     cutlass::arch::ClusterBarrier::init(&ss.go, 1);
@@ -195,6 +209,9 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   // The partner CTA signals these barriers: their initialisation must be visible cluster-
   // wide before it does (every thread waits for this phase before its tail).
   cluster_arrive_relaxed();
+  // Multicast writes into, and consumers release, the stages of every CTA of the cluster:
+  // those barriers must be initialised first. Otherwise the wait comes after the main loop.
+  if constexpr (MC > 1) cluster_wait();
   // Programmatic dependent launch (a no-op without the launch attribute): the next kernel
   // in the stream may start its CTAs on free SMs now, and this grid touches global memory
   // only once the previous grid has completed and its writes are visible.
@@ -204,7 +221,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   const int M = p.m, N = p.n, K = p.k;
   const int tiles_n = (N + TN - 1) / TN;
   const int n0 = (blockIdx.y % tiles_n) * TN;
-  const int m0 = (blockIdx.y / tiles_n) * TM;
+  const int m0 = ((blockIdx.y / tiles_n) * MC + mrank) * TM;
   const int l = blockIdx.z;
   const int k_tiles = (K + BK - 1) / BK;
   const int per = (k_tiles + splits - 1) / splits;
@@ -225,16 +242,18 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
         cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
                                                                        D::kStageBytes);
-        // B streams through once; A is read by every CTA of the grid.
-        tma_load_operand<BKMajor, TN, BK, 1, uint64_t(TMA::CacheHintSm90::EVICT_FIRST)>(
-            tma_b, &ss.full[stage], ss.w() + stage * D::kWBytes, kt * BK, n0, l);
+        // B streams through once; A is read by every CTA of the grid. With MC > 1 this
+        // CTA's band of B lands in every CTA of the cluster.
+        tma_load_operand<BKMajor, TN, BK, MC, uint64_t(TMA::CacheHintSm90::EVICT_FIRST)>(
+            tma_b, &ss.full[stage], ss.w() + stage * D::kWBytes, kt * BK, n0, l, mrank,
+            uint16_t((1u << MC) - 1));
         tma_load_operand<AKMajor, TM, BK, 1, uint64_t(TMA::CacheHintSm90::EVICT_LAST)>(
             tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes, kt * BK, m0, l);
         if (++stage == S) { stage = 0; phase ^= 1; }
       }
     }
     __syncwarp();
-    cluster_wait();
+    if constexpr (MC == 1) cluster_wait();
     if (lead) {
       if (rank == 0 && warp == 0 && cute::elect_one_sync()) {
         // The A stages (k0 + c) % S, c < TN/32, receive rank 1's partial tile once the
@@ -276,8 +295,13 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
 
     int stage = 0;
     uint32_t phase = 0;
+    // Lane r of each warp releases the stage in CTA r of the cluster.
     auto release = [&](int st) {
-      if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[st]);
+      if constexpr (MC == 1) {
+        if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[st]);
+      } else {
+        if (tid % 32 < MC) cutlass::arch::ClusterBarrier::arrive(&ss.empty[st], tid % 32, 1u);
+      }
     };
     const int k_count = kt_end - kt_begin;
     if (kSplitStage && cwg == 1)
@@ -291,7 +315,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     // Every WGMMA of both warpgroups has read its stages (and every TMA write they waited
     // for has landed) before the pipeline bytes are reused for the partial tile.
     named_bar_sync(1, 256);
-    cluster_wait();
+    if constexpr (MC == 1) cluster_wait();
 
     // Registers -> a partial tile in shared memory. Fragment of m64nTMk16 (f32): value
     // i = v0 + 2*v1 + 4*j is row 16*warp + lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0.
@@ -453,7 +477,8 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
           if (item < n_items) {
             const int r = rank * rows + item_at(item, rows).x;
             const uint32_t a = map_to_rank(
-                red_base + uint32_t(padded(r, 8 * item_at(item, rows).y) * 4), uint32_t(q));
+                red_base + uint32_t(padded(r, 8 * item_at(item, rows).y) * 4),
+                uint32_t(q + mrank));
             lo[q][it] = ld_cluster_f4(a);
             hi[q][it] = ld_cluster_f4(a + 16);
           }

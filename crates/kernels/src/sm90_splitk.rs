@@ -26,6 +26,10 @@ pub trait SplitKConfig {
     const TILE: [usize; 3];
     /// Pipeline depth.
     const STAGES: usize;
+    /// CTAs per cluster along M (1, 2 or 4): M-adjacent tiles that load one band of the B tile
+    /// each and multicast it to all, so that B is read from L2 once per cluster instead of
+    /// once per tile; such a kernel does not split K.
+    const CLUSTER_M: usize = 1;
     /// 128-byte-swizzled GMMA atom for K-major operands: `Sw<3,4,3> o (8,64):(64,1)`.
     type SmemAtomK: Operand;
     /// 128-byte-swizzled GMMA atom for MN-major operands: `Sw<3,4,3> o (64,8):(1,64)`.
@@ -41,6 +45,7 @@ pub trait SplitKConfig {
     const SMEM_B: Value = splitk_check(
         Self::TILE,
         Self::STAGES,
+        Self::CLUSTER_M,
         &Self::SmemAtomK::VALUE,
         &Self::SmemAtomMN::VALUE,
     );
@@ -57,6 +62,7 @@ const fn splitk_smem_bytes(tile: [usize; 3], stages: usize) -> usize {
 pub const fn splitk_check(
     tile: [usize; 3],
     stages: usize,
+    cluster_m: usize,
     atom_k: &Value,
     atom_mn: &Value,
 ) -> Value {
@@ -76,6 +82,14 @@ pub const fn splitk_check(
     assert!(
         stages >= 2,
         "kernel config: the TMA pipeline needs at least 2 stages"
+    );
+    assert!(
+        cluster_m == 1 || cluster_m == 2 || cluster_m == 4,
+        "kernel config: split-K clusters along M hold 1, 2 or 4 CTAs"
+    );
+    assert!(
+        (tn / cluster_m).is_multiple_of(8),
+        "kernel config: each CTA's band of the multicast B tile must hold whole 8-row swizzle atoms"
     );
     assert!(
         splitk_smem_bytes(tile, stages) <= SMEM_LIMIT,
@@ -100,6 +114,7 @@ pub fn render_splitk<C: SplitKConfig>() -> String {
     let mut s = format!("struct {} {{\n", C::STRUCT);
     s += &format!("  using TileShape = {};\n", cpp_tuple(&Tup::flat(&C::TILE)));
     s += &format!("  static constexpr int Stages = {};\n", C::STAGES);
+    s += &format!("  static constexpr int ClusterM = {};\n", C::CLUSTER_M);
     s += &format!(
         "  using SmemLayoutAtomK = {};\n",
         cpp_gmma_atom(&C::SmemAtomK::VALUE)
@@ -113,7 +128,7 @@ pub fn render_splitk<C: SplitKConfig>() -> String {
 
 macro_rules! splitk_config {
     ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$tm:literal, $tn:literal, $bk:literal],
-     $stages:literal) => {
+     $stages:literal $(, cluster_m = $cm:literal)?) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $ty;
@@ -122,6 +137,7 @@ macro_rules! splitk_config {
             const STRUCT: &'static str = $cpp;
             const TILE: [usize; 3] = [$tm, $tn, $bk];
             const STAGES: usize = $stages;
+            const CLUSTER_M: usize = 1 $(* $cm)?;
             type SmemAtomK = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((8,64):(64,1))>;
             type SmemAtomMN = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((64,8):(1,64))>;
         }
@@ -149,6 +165,22 @@ splitk_config!(
     [128, 64, 64], 9
 );
 
+splitk_config!(
+    /// 64 x 128 x 64, 9 stages, clusters of 2 along M: each CTA loads 64 of the B tile's
+    /// 128 rows and multicasts them to both, halving B's reads from L2 for m > 64, where
+    /// the 128-row tiles of the persistent kernel leave SMs idle and the plain 64-row tiles
+    /// read B once per 64 rows.
+    SplitK64x128x64S9Mc2, "sm90_splitk_64x128x64_s9_mc2", "SplitKCfg_64x128x64_s9_mc2",
+    [64, 128, 64], 9, cluster_m = 2
+);
+
+splitk_config!(
+    /// 64 x 128 x 64, 9 stages, clusters of 4 along M (32 rows of B each): B read from L2
+    /// once per 256 rows of M.
+    SplitK64x128x64S9Mc4, "sm90_splitk_64x128x64_s9_mc4", "SplitKCfg_64x128x64_s9_mc4",
+    [64, 128, 64], 9, cluster_m = 4
+);
+
 /// Renders the small-M configurations into the header `sm90_splitk.cu` includes.
 pub fn render_splitk_header() -> String {
     fn entry<C: SplitKConfig>() -> (String, String) {
@@ -172,11 +204,15 @@ pub fn render_splitk_header() -> String {
             entry::<SplitK64x128x64S9>(),
             entry::<SplitK64x64x64S13>(),
             entry::<SplitK128x64x64S9>(),
+            entry::<SplitK64x128x64S9Mc2>(),
+            entry::<SplitK64x128x64S9Mc4>(),
         ],
         &[
             checks::<SplitK64x128x64S9>(),
             checks::<SplitK64x64x64S13>(),
             checks::<SplitK128x64x64S9>(),
+            checks::<SplitK64x128x64S9Mc2>(),
+            checks::<SplitK64x128x64S9Mc4>(),
         ],
     )
 }
