@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use ferrocute::gemm::dispatch::Overrides;
-use ferrocute::gemm::registry::MULTICAST_SMALL_M_KERNELS;
+use ferrocute::gemm::registry::{MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS};
 use ferrocute::gemm::Order;
 use half::{bf16, f16};
 
@@ -92,7 +92,7 @@ fn gpu_row_major_linear() {
 /// more often), every storage order of A, B and C, leading
 /// dimensions packed, padded to 8 or odd, 1 to 3 batches (B sometimes broadcast), random
 /// alpha and beta, three type pairs, the register-streaming kernel's K parts forced to
-/// 1..8 for a third of the cases and a split-K tile with clusters along M for one in six.
+/// 1..8 for a third of the cases and a split-K tile with clusters along M or N for one in six.
 /// Every element against f64 (sampled above 2 M
 /// multiply-adds), the padding of C still NaN; at the end, every small-M path must have run.
 #[test]
@@ -158,10 +158,13 @@ fn gpu_small_m_random() {
             beta: [0.0, 0.0, 0.5, -1.0][rng.below(4)],
         };
         let parts = (rng.below(3) == 0).then(|| 1 + rng.below(8) as u32);
-        // One in six: a kernel whose clusters along M share B, whatever the dispatcher says
-        // (the dispatcher's choice where the problem does not meet its alignment).
-        let multicast = (rng.below(6) == 0)
-            .then(|| &MULTICAST_SMALL_M_KERNELS[rng.below(MULTICAST_SMALL_M_KERNELS.len())]);
+        // One in six: a kernel whose clusters along M or N share B or A, whatever the
+        // dispatcher says (its choice where the problem does not meet their alignment).
+        let shared: Vec<_> = MULTICAST_SMALL_M_KERNELS
+            .iter()
+            .chain(MULTICAST_N_SMALL_M_KERNELS)
+            .collect();
+        let multicast = (rng.below(6) == 0).then(|| shared[rng.below(shared.len())]);
         let h = g.clone().with_overrides(Overrides {
             split_k: parts,
             kernel: multicast,
@@ -178,6 +181,7 @@ fn gpu_small_m_random() {
             (true, _) if ran.tail.splits > 1 => "skinny, K in parts",
             (true, _) => "skinny",
             (_, true) if ran.kernel.contains("_mc") => "split-K tiles, clusters along M",
+            (_, true) if ran.kernel.contains("_nc") => "split-K tiles, clusters along N",
             (_, true) => "split-K",
             _ => "other",
         };
@@ -195,6 +199,7 @@ fn gpu_small_m_random() {
             "skinny, K in parts",
             "split-K",
             "split-K tiles, clusters along M",
+            "split-K tiles, clusters along N",
             "transposed, C written N-major",
         ] {
             assert!(

@@ -1,6 +1,6 @@
 //! Hopper kernels that the dispatcher chooses only where their waves beat the 128x128
 //! tile's (the pingpong 128x192 and the 4-stage cooperative 128x256 tiles), for small M
-//! only (the 64-row split-K tiles, and those whose clusters of 2 or 4 along M share B) or
+//! only (the 64-row split-K tiles, and those whose clusters along M or N share B or A) or
 //! never (the 128x256 tiles with 2-CTA multicast clusters or the staged epilogue;
 //! BENCHMARKS.md says why) are checked on small shapes
 //! with every edge by forcing them with `FERROCUTE_KERNEL` (and, for split-K tiles, the
@@ -21,7 +21,7 @@ use common::*;
 
 /// (kernel, K splits or "" for the dispatcher's choice, tail split forced on ("1"), off
 /// ("0") or "" for the dispatcher's choice).
-const KERNELS: [(&str, &str, &str); 14] = [
+const KERNELS: [(&str, &str, &str); 15] = [
     ("sm90_128x192x64_s4_pp", "", "0"),
     ("sm90_128x192x64_s4_pp", "", "1"),
     ("sm90_128x256x64_s4_coop_c2", "", "1"),
@@ -35,6 +35,7 @@ const KERNELS: [(&str, &str, &str); 14] = [
     ("sm90_splitk_128x64x64_s9", "4", ""),
     ("sm90_splitk_64x128x64_s9_mc2", "", ""),
     ("sm90_splitk_64x128x64_s9_mc4", "", ""),
+    ("sm90_splitk_64x64x64_s13_nc4", "", ""),
     ("sm90_128x128x64_s6_pp", "", "1"),
 ];
 
@@ -138,9 +139,9 @@ fn forced_kernel_child(kernel: &str) {
                 if let Some(parts) = forced_split {
                     assert_eq!(cluster, parts, "{m}x{n}x{k}x{batch} {kernel}");
                 }
-                // Clusters along M have the kernel's size (and split no K).
-                if let Some((_, mc)) = kernel.rsplit_once("_mc") {
-                    assert_eq!(cluster.to_string(), mc, "{m}x{n}x{k}x{batch} {kernel}");
+                // Clusters along M or N have the kernel's size (and split no K).
+                if let Some((_, c)) = kernel.rsplit_once("_mc").or(kernel.rsplit_once("_nc")) {
+                    assert_eq!(cluster.to_string(), c, "{m}x{n}x{k}x{batch} {kernel}");
                 }
                 // Forced on, the persistent tiles without a cluster or a staged epilogue
                 // split a part-empty last round of r tiles into as many parts as fit:

@@ -324,8 +324,9 @@ fn kernel_names() {
         ((128, 2048, 4096), "128x64x64_s9", (2, 32, 1), 2),
         ((100, 2112, 4096), "128x64x64_s9", (2, 33, 1), 2),
         ((65, 4096, 4096), "128x64x64_s9", (2, 64, 1), 2),
-        // 64 < m <= 256 where clusters along M fill one wave: 2 or 4 tiles of 64 rows
-        // sharing B, no K split (128 and 112 CTAs).
+        // Where clusters fill one wave: 16 < m <= 64, 4 tiles of N sharing A (72 CTAs);
+        // 64 < m <= 256, 2 or 4 tiles of M sharing B (128 and 112 CTAs); no K split.
+        ((32, 4608, 3584), "64x64x64_s13_nc4", (4, 18, 1), 4),
         ((128, 8192, 8192), "64x128x64_s9_mc2", (2, 64, 1), 2),
         ((256, 3584, 3584), "64x128x64_s9_mc4", (4, 28, 1), 4),
     ] {

@@ -9,7 +9,8 @@ use super::geometry::{
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
     all_kernels, kernel_name, runs_on, GridKind, KernelConfig, Weighed, FAST_KERNELS,
-    MULTICAST_SMALL_M_KERNELS, PERSISTENT_KERNELS, SIMPLE_KERNEL, SKINNY_KERNELS, SMALL_M_KERNELS,
+    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, PERSISTENT_KERNELS, SIMPLE_KERNEL,
+    SKINNY_KERNELS, SMALL_M_KERNELS,
 };
 
 /// The entry of [`PERSISTENT_KERNELS`] that the weighing picks for `plan`, among those
@@ -82,8 +83,8 @@ fn best_persistent_with(
 ///
 /// Rules: fast kernels need `k > 0`, the architecture and the alignment. For `m <= 16` with
 /// a K-major B and `k % 4 == 0`, a [`SKINNY_KERNELS`] entry wins ([`skinny_pick`]). For
-/// `64 < m <= 256`, a [`MULTICAST_SMALL_M_KERNELS`] entry where its grid fits
-/// ([`multicast_pick`]). For `m <= 64`,
+/// `16 < m <= 256`, a small tile in clusters that share A or B by multicast where its grid
+/// fits ([`multicast_pick`]). For `m <= 64`,
 /// and `m <= 128` where the preferred fast tile would fill under half the SMs, an eligible
 /// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins (the one 128 rows of N wide where
 /// its tiles fill half the SMs, else the first); for more rows where it would fill under a
@@ -251,9 +252,14 @@ pub fn skinny_pick(
     Some(skinny.find(|c| tiles <= resident(c)).unwrap_or(first))
 }
 
-/// The small-tile kernel whose clusters of `c` M-adjacent 64-row tiles share each stage of
-/// B ([`MULTICAST_SMALL_M_KERNELS`]) for `plan`, among those `eligible`, the largest `c`
-/// first; `None` outside `64 < m <= 256` or where none fits. One fits where its grid
+/// The small-tile kernel whose clusters share an operand's stages by TMA multicast, for
+/// `plan`, among those `eligible`; `None` outside `16 < m <= 256` or where none fits.
+/// For `m <= 64` (one tile of M) the 64x64 tile in clusters of 4 along N sharing A
+/// ([`MULTICAST_N_SMALL_M_KERNELS`]), where its grid, the K-unsplit 64x64 tile's, fills
+/// more than half the SMs in one wave of clusters: 32x4608x3584 20.0 → 17.7 µs, 32x6144x4096
+/// 25.2 → 23.6; as slow where it leaves SMs idle (64 tiles: 17.2 → 17.6) and 22% slower in
+/// two waves (128 tiles). Above, the 64x128 tile in clusters of `c` M-adjacent tiles sharing
+/// B ([`MULTICAST_SMALL_M_KERNELS`]), the largest `c` first. One fits where its grid
 /// (`c * ceil(tiles_m / c) * tiles_n * batch` CTAs, each streaming all of K) fills more than
 /// half the SMs and runs in one wave: clusters of 2 on every SM, of 4 on 10 of every 11 (an
 /// H100's GPCs hold 30 of them at this shared memory); a second wave of clusters ran at about
@@ -288,17 +294,38 @@ pub fn skinny_pick(
 /// assert_eq!(pick(256, 6144, 4096), None); // 192 CTAs: two waves
 /// assert_eq!(pick(128, 4608, 3584), Some("sm90_splitk_64x128x64_s9_mc2")); // 72 CTAs
 /// assert_eq!(pick(128, 4096, 4096), None); // 64 CTAs: under half the SMs
-/// assert_eq!(pick(64, 8192, 8192), None); // one tile of M: nothing to share
+/// // One tile of M: clusters of 4 along N sharing A, where 72 or 96 tiles fit in one wave.
+/// assert_eq!(pick(32, 4608, 3584), Some("sm90_splitk_64x64x64_s13_nc4"));
+/// assert_eq!(pick(64, 6144, 4096), Some("sm90_splitk_64x64x64_s13_nc4"));
+/// assert_eq!(pick(64, 8192, 8192), None); // 32 clusters of 4: more than are resident
+/// assert_eq!(pick(16, 6144, 4096), None); // the register-streaming kernel's rows
 /// ```
 pub fn multicast_pick(
     plan: &Plan,
     sm_count: u32,
     eligible: impl Fn(&KernelConfig) -> bool,
 ) -> Option<&'static KernelConfig> {
-    if plan.m <= 64 || plan.m > 256 {
+    let sms = sm_count.max(1) as u64;
+    let resident = |c: u64| if c <= 2 { sms } else { sms * 10 / 11 };
+    if plan.m <= 64 {
+        // One tile of M, read by every tile of N: clusters along N share it, on the grid of
+        // the 64x64 tile without a K split (which fills the SMs alone from 67 tiles on).
+        if plan.m <= 16 {
+            return None;
+        }
+        return MULTICAST_N_SMALL_M_KERNELS
+            .iter()
+            .filter(|c| eligible(c))
+            .find(|cfg| {
+                let c = cfg.cluster_n as u64;
+                let tiles_n = (plan.n as u64).div_ceil(cfg.tile_n as u64);
+                let ctas = c * tiles_n.div_ceil(c) * plan.batch.max(1) as u64;
+                2 * ctas > sms && ctas <= resident(c)
+            });
+    }
+    if plan.m > 256 {
         return None;
     }
-    let sms = sm_count.max(1) as u64;
     MULTICAST_SMALL_M_KERNELS
         .iter()
         .rev()
@@ -308,8 +335,7 @@ pub fn multicast_pick(
             let tiles_m = (plan.m as u64).div_ceil(cfg.tile_m as u64);
             let tiles_n = (plan.n as u64).div_ceil(cfg.tile_n as u64);
             let ctas = c * tiles_m.div_ceil(c) * tiles_n * plan.batch.max(1) as u64;
-            let resident = if c <= 2 { sms } else { sms * 10 / 11 };
-            let one_wave = 2 * ctas > sms && ctas <= resident;
+            let one_wave = 2 * ctas > sms && ctas <= resident(c);
             let shares = match c {
                 2 => tiles_m <= 2 || plan.k as u64 * c * tiles_m.div_ceil(c) <= 8192 * tiles_m,
                 _ => tiles_m >= 3 && plan.b.k_major,
@@ -516,7 +542,7 @@ pub fn dispatch_plan(
     }
     let (plan, cfg) = oriented(plan, cc, sm_count, ov)?;
     let cluster = match cfg.grid {
-        GridKind::SplitK if cfg.cluster_m > 1 => cfg.cluster_m,
+        GridKind::SplitK if cfg.cluster_m > 1 || cfg.cluster_n > 1 => cfg.cluster_m * cfg.cluster_n,
         GridKind::SplitK => ov
             .split_k
             .filter(|s| s.is_power_of_two())

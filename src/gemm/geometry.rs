@@ -251,6 +251,10 @@ pub fn grid_dims(
             let c = cfg.cluster_m as u64;
             (c, tm.div_ceil(c) * tn, b)
         }
+        GridKind::SplitK if cfg.cluster_n > 1 => {
+            let c = cfg.cluster_n as u64;
+            (c, tm * tn.div_ceil(c), b)
+        }
         GridKind::SplitK => (splits.max(1) as u64, tm * tn, b),
         GridKind::Skinny => {
             let tiles = tn * splits.max(1) as u64 * b;

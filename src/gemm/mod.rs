@@ -271,6 +271,7 @@ impl Gemm {
     ) -> Result<Dispatch, Error> {
         if cfg.grid != registry::GridKind::SplitK
             || cfg.cluster_m > 1
+            || cfg.cluster_n > 1
             || self.overrides.split_k.is_some()
         {
             return Ok(d);
@@ -570,8 +571,10 @@ impl Gemm {
         if cfg.path.tma() {
             let dtype = TI::TMA_DTYPE;
             let [bm, bn, bk] = [cfg.tile_m as u64, cfg.tile_n as u64, cfg.tile_k as u64];
-            // With a cluster of 2 along M each CTA loads (and multicasts) half of the B tile.
+            // In a cluster of c along M (N) each CTA loads, and multicasts, 1/c of the B (A)
+            // tile.
             let b_rows = bn / cfg.cluster_m.max(1) as u64;
+            let a_rows = bm / cfg.cluster_n.max(1) as u64;
             let operand = |o: &plan::KernelOperand, dtype, dims: [u64; 2], boxes: [u64; 2]| {
                 launch::TmaOperand {
                     dtype,
@@ -592,7 +595,7 @@ impl Gemm {
                     operand(o, dtype, [rows, p.k as u64], [64, bk])
                 }
             };
-            let ta = launch::tensor_map(&view(&p.a, p.m as u64, bm))?;
+            let ta = launch::tensor_map(&view(&p.a, p.m as u64, a_rows))?;
             let tb = launch::tensor_map(&view(&p.b, p.n as u64, b_rows))?;
             // D's map ({M, N, L}, boxes of 64 x 64) wherever the kernel may store D by TMA
             // (sm90_gemm.cuh: a 16-bit D with 16-byte aligned base and strides and its

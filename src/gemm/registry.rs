@@ -17,7 +17,7 @@ use ferrocute_kernels::sm90_gemm::{
 use ferrocute_kernels::sm90_skinny::{Skinny16W4, Skinny16W8, SkinnyConfig};
 use ferrocute_kernels::sm90_splitk::{
     SplitK128x64x64S9, SplitK64x128x64S9, SplitK64x128x64S9Mc2, SplitK64x128x64S9Mc4,
-    SplitK64x64x64S13, SplitKConfig,
+    SplitK64x64x64S13, SplitK64x64x64S13Nc4, SplitKConfig,
 };
 use ferrocute_kernels::ModuleArtifacts;
 
@@ -94,6 +94,9 @@ pub struct KernelConfig {
     /// TMA multicast): [`GridKind::Persistent`] kernels, and [`GridKind::SplitK`] kernels
     /// whose clusters then do not split K.
     pub cluster_m: u32,
+    /// CTAs per cluster along N of a [`GridKind::SplitK`] kernel (1, or 2 or 4 when
+    /// N-adjacent tiles share their A tile by TMA multicast; such clusters split no K).
+    pub cluster_n: u32,
     /// Whether the kernel can split the tiles of a part-empty last round along K
     /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)): the persistent
     /// Hopper tiles without a cluster or an epilogue buffered in shared memory.
@@ -157,6 +160,7 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         path: LaunchPath::Params,
         grid: GridKind::Raster1D,
         cluster_m: 1,
+        cluster_n: 1,
         can_split_tail: false,
         fused_entries: FusedEntries::None,
     }
@@ -187,6 +191,7 @@ const fn hopper(
         path: LaunchPath::TensorMaps,
         grid,
         cluster_m: cluster_m as u32,
+        cluster_n: 1,
         can_split_tail: false,
         fused_entries: FusedEntries::None,
     }
@@ -216,15 +221,18 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
 
 /// The table entry of a Hopper small-tile configuration (K split over a cluster).
 const fn splitk<C: SplitKConfig>() -> KernelConfig {
-    hopper(
-        C::NAME,
-        SM90_SPLITK,
-        C::TILE,
-        C::THREADS,
-        C::SMEM_BYTES,
-        GridKind::SplitK,
-        C::CLUSTER_M,
-    )
+    KernelConfig {
+        cluster_n: C::CLUSTER_N as u32,
+        ..hopper(
+            C::NAME,
+            SM90_SPLITK,
+            C::TILE,
+            C::THREADS,
+            C::SMEM_BYTES,
+            GridKind::SplitK,
+            C::CLUSTER_M,
+        )
+    }
 }
 
 /// The table entry of a small-M configuration that streams B through registers: a Hopper
@@ -270,6 +278,10 @@ pub static MULTICAST_SMALL_M_KERNELS: &[KernelConfig] = &[
     splitk::<SplitK64x128x64S9Mc2>(),
     splitk::<SplitK64x128x64S9Mc4>(),
 ];
+
+/// Small-tile kernels whose clusters span N: 4 N-adjacent 64x64 tiles share each stage of
+/// their 64 rows of A by TMA multicast, for `m <= 64`, where every tile of N reads all of A.
+pub static MULTICAST_N_SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x64x64S13Nc4>()];
 
 /// A persistent Hopper tile as the dispatcher weighs it: the time of a problem is taken as
 /// the tiles each SM runs (`ceil(tiles / SMs)`) times the tile's area times `cost`, the
@@ -358,6 +370,7 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     path: LaunchPath::Params,
     grid: GridKind::Tiles2D,
     cluster_m: 1,
+    cluster_n: 1,
     can_split_tail: false,
     fused_entries: FusedEntries::None,
 };
@@ -446,6 +459,7 @@ pub fn all_kernels() -> impl Iterator<Item = &'static KernelConfig> {
         .iter()
         .chain(SMALL_M_KERNELS)
         .chain(MULTICAST_SMALL_M_KERNELS)
+        .chain(MULTICAST_N_SMALL_M_KERNELS)
         .chain(PERSISTENT_KERNELS.iter().map(|w| &w.config))
         .chain(FAST_KERNELS)
 }

@@ -22,6 +22,7 @@
 //     M-adjacent tiles of the same N rows, each CTA loads TN/MC rows of every B stage and
 //     multicasts them to all MC, and a stage is refilled once the consumers of every CTA
 //     of the cluster have released it. B then crosses from L2 once per MC tiles of M.
+//     Cfg::ClusterN = NC > 1 does the same for A across NC N-adjacent tiles of the same M.
 //
 // =====================================================================================
 // CONFIG SCHEMA
@@ -33,6 +34,7 @@
 //                       // BK: multiple of 64
 //     static constexpr int Stages = 7;
 //     static constexpr int ClusterM = 1;   // 1, 2 or 4: CTAs along M sharing B (see above)
+//     static constexpr int ClusterN = 1;   // 1, 2 or 4: CTAs along N sharing A (not both)
 //     using SmemLayoutAtomK  = GMMA::Layout_K_SW128_Atom<16-bit> as in sm90_gemm.cuh;
 //     using SmemLayoutAtomMN = GMMA::Layout_MN_SW128_Atom<16-bit>;
 //   };
@@ -46,6 +48,8 @@
 //   cluster = (splits, 1, 1)         (cuLaunchKernelEx attribute; none needed for splits = 1)
 //   ClusterM = MC > 1: grid = (MC, ceil(N/TN) * ceil(ceil(M/TM)/MC), batch), cluster (MC,1,1),
 //   B's box {64, TN/MC} (K-major); tile m of CTA x of cluster y is (y / tiles_n) * MC + x
+//   ClusterN = NC > 1: grid = (NC, ceil(N/TN/NC) * ceil(M/TM), batch), cluster (NC,1,1), A's
+//   box {64, TM/NC} (K-major); tile n of CTA x of cluster y is (y % ceil(N/TN/NC)) * NC + x
 //   programmatic stream serialization may be allowed (PDL): the kernel waits on
 //   griddepcontrol.wait before its first global memory access
 //   block   = (384, 1, 1)            warpgroup 0: producer (one TMA thread); 1,2: consumers
@@ -54,7 +58,7 @@
 //   CTA x of a cluster owns k-tiles [x*per, (x+1)*per), per = ceil(ceil(K/BK)/splits);
 //   with 2 splits rank 0 owns [0, k0) and rank 1 [k0, k_tiles), k0 = lead_k_tiles().
 //   The kernel traps on blockDim != 384, too little dynamic smem, splits not dividing TN,
-//   or (ClusterM > 1) grid.x != ClusterM.
+//   or (ClusterM or ClusterN > 1) grid.x != the cluster's size.
 #pragma once
 
 #include "sm90_gemm.cuh"
@@ -69,7 +73,11 @@ struct SplitKDerived {
   static constexpr int BK = size<2>(typename Cfg::TileShape{});
   static constexpr int S = Cfg::Stages;
   static constexpr int MC = Cfg::ClusterM;
+  static constexpr int NC = Cfg::ClusterN;
   static_assert(MC == 1 || MC == 2 || MC == 4, "ClusterM must be 1, 2 or 4");
+  static_assert(NC == 1 || NC == 2 || NC == 4, "ClusterN must be 1, 2 or 4");
+  static_assert(MC == 1 || NC == 1, "a cluster spans M or N, not both");
+  static constexpr int C = MC * NC;   // CTAs sharing each stage (1: a K-split cluster)
   static constexpr int kWBytes = TN * BK * 2;
   static constexpr int kXBytes = TM * BK * 2;
   static constexpr int kStageBytes = kWBytes + kXBytes;
@@ -186,20 +194,20 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int wg = warp / 4;
-  constexpr int MC = D::MC;
-  // The cluster spans grid.x: the K splits, or (MC > 1) MC tiles of M and no K split.
-  const int splits = MC > 1 ? 1 : int(gridDim.x);
-  const int rank = MC > 1 ? 0 : int(blockIdx.x);    // K split
-  const int mrank = MC > 1 ? int(blockIdx.x) : 0;   // tile of M within the cluster
+  constexpr int MC = D::MC, NC = D::NC, C = D::C;
+  // The cluster spans grid.x: the K splits, or (C > 1) C tiles of M or of N, no K split.
+  const int splits = C > 1 ? 1 : int(gridDim.x);
+  const int rank = C > 1 ? 0 : int(blockIdx.x);    // K split
+  const int crank = C > 1 ? int(blockIdx.x) : 0;   // tile within a cluster that shares
 
   if (tid == 0) {
     if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(splitk_smem_bytes<Cfg>()) ||
-        TN % splits != 0 || (MC > 1 && gridDim.x != MC))
+        TN % splits != 0 || (C > 1 && gridDim.x != C))
       __trap();
     for (int s = 0; s < S; ++s) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
       // One arrival per consumer warp of every CTA that reads the stage.
-      cutlass::arch::ClusterBarrier::init(&ss.empty[s], 8 * MC);
+      cutlass::arch::ClusterBarrier::init(&ss.empty[s], 8 * C);
     }
     cutlass::arch::ClusterTransactionBarrier::init(&ss.recv, 1);
     cutlass::arch::ClusterBarrier::init(&ss.go, 1);
@@ -211,7 +219,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   cluster_arrive_relaxed();
   // Multicast writes into, and consumers release, the stages of every CTA of the cluster:
   // those barriers must be initialised first. Otherwise the wait comes after the main loop.
-  if constexpr (MC > 1) cluster_wait();
+  if constexpr (C > 1) cluster_wait();
   // Programmatic dependent launch (a no-op without the launch attribute): the next kernel
   // in the stream may start its CTAs on free SMs now, and this grid touches global memory
   // only once the previous grid has completed and its writes are visible.
@@ -220,8 +228,9 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
 
   const int M = p.m, N = p.n, K = p.k;
   const int tiles_n = (N + TN - 1) / TN;
-  const int n0 = (blockIdx.y % tiles_n) * TN;
-  const int m0 = ((blockIdx.y / tiles_n) * MC + mrank) * TM;
+  const int groups_n = (tiles_n + NC - 1) / NC;   // clusters along N (tiles with NC = 1)
+  const int n0 = ((blockIdx.y % groups_n) * NC + (NC > 1 ? crank : 0)) * TN;
+  const int m0 = ((blockIdx.y / groups_n) * MC + (MC > 1 ? crank : 0)) * TM;
   const int l = blockIdx.z;
   const int k_tiles = (K + BK - 1) / BK;
   const int per = (k_tiles + splits - 1) / splits;
@@ -242,18 +251,20 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
         cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
                                                                        D::kStageBytes);
-        // B streams through once; A is read by every CTA of the grid. With MC > 1 this
-        // CTA's band of B lands in every CTA of the cluster.
+        // B streams through once; A is read by every CTA of the grid. With MC (NC) > 1
+        // this CTA's band of B (A) lands in every CTA of the cluster.
+        constexpr uint16_t kAll = uint16_t((1u << C) - 1);
         tma_load_operand<BKMajor, TN, BK, MC, uint64_t(TMA::CacheHintSm90::EVICT_FIRST)>(
-            tma_b, &ss.full[stage], ss.w() + stage * D::kWBytes, kt * BK, n0, l, mrank,
-            uint16_t((1u << MC) - 1));
-        tma_load_operand<AKMajor, TM, BK, 1, uint64_t(TMA::CacheHintSm90::EVICT_LAST)>(
-            tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes, kt * BK, m0, l);
+            tma_b, &ss.full[stage], ss.w() + stage * D::kWBytes, kt * BK, n0, l,
+            MC > 1 ? crank : 0, kAll);
+        tma_load_operand<AKMajor, TM, BK, NC, uint64_t(TMA::CacheHintSm90::EVICT_LAST)>(
+            tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes, kt * BK, m0, l,
+            NC > 1 ? crank : 0, kAll);
         if (++stage == S) { stage = 0; phase ^= 1; }
       }
     }
     __syncwarp();
-    if constexpr (MC == 1) cluster_wait();
+    if constexpr (C == 1) cluster_wait();
     if (lead) {
       if (rank == 0 && warp == 0 && cute::elect_one_sync()) {
         // The A stages (k0 + c) % S, c < TN/32, receive rank 1's partial tile once the
@@ -297,10 +308,10 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     uint32_t phase = 0;
     // Lane r of each warp releases the stage in CTA r of the cluster.
     auto release = [&](int st) {
-      if constexpr (MC == 1) {
+      if constexpr (C == 1) {
         if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[st]);
       } else {
-        if (tid % 32 < MC) cutlass::arch::ClusterBarrier::arrive(&ss.empty[st], tid % 32, 1u);
+        if (tid % 32 < C) cutlass::arch::ClusterBarrier::arrive(&ss.empty[st], tid % 32, 1u);
       }
     };
     const int k_count = kt_end - kt_begin;
@@ -315,7 +326,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     // Every WGMMA of both warpgroups has read its stages (and every TMA write they waited
     // for has landed) before the pipeline bytes are reused for the partial tile.
     named_bar_sync(1, 256);
-    if constexpr (MC == 1) cluster_wait();
+    if constexpr (C == 1) cluster_wait();
 
     // Registers -> a partial tile in shared memory. Fragment of m64nTMk16 (f32): value
     // i = v0 + 2*v1 + 4*j is row 16*warp + lane/4 + 8*v1, column 8*j + 2*(lane%4) + v0.
@@ -478,7 +489,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
             const int r = rank * rows + item_at(item, rows).x;
             const uint32_t a = map_to_rank(
                 red_base + uint32_t(padded(r, 8 * item_at(item, rows).y) * 4),
-                uint32_t(q + mrank));
+                uint32_t(q + crank));
             lo[q][it] = ld_cluster_f4(a);
             hi[q][it] = ld_cluster_f4(a + 16);
           }

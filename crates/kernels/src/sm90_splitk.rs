@@ -30,6 +30,9 @@ pub trait SplitKConfig {
     /// each and multicast it to all, so that B is read from L2 once per cluster instead of
     /// once per tile; such a kernel does not split K.
     const CLUSTER_M: usize = 1;
+    /// CTAs per cluster along N (1, 2 or 4; not with `CLUSTER_M > 1`): N-adjacent tiles that
+    /// load one band of the A tile each and multicast it to all; no K split either.
+    const CLUSTER_N: usize = 1;
     /// 128-byte-swizzled GMMA atom for K-major operands: `Sw<3,4,3> o (8,64):(64,1)`.
     type SmemAtomK: Operand;
     /// 128-byte-swizzled GMMA atom for MN-major operands: `Sw<3,4,3> o (64,8):(1,64)`.
@@ -46,6 +49,7 @@ pub trait SplitKConfig {
         Self::TILE,
         Self::STAGES,
         Self::CLUSTER_M,
+        Self::CLUSTER_N,
         &Self::SmemAtomK::VALUE,
         &Self::SmemAtomMN::VALUE,
     );
@@ -63,6 +67,7 @@ pub const fn splitk_check(
     tile: [usize; 3],
     stages: usize,
     cluster_m: usize,
+    cluster_n: usize,
     atom_k: &Value,
     atom_mn: &Value,
 ) -> Value {
@@ -92,6 +97,14 @@ pub const fn splitk_check(
         "kernel config: each CTA's band of the multicast B tile must hold whole 8-row swizzle atoms"
     );
     assert!(
+        cluster_n == 1 || ((cluster_n == 2 || cluster_n == 4) && cluster_m == 1),
+        "kernel config: split-K clusters along N hold 1, 2 or 4 CTAs, and not with clusters along M"
+    );
+    assert!(
+        (tm / cluster_n).is_multiple_of(8),
+        "kernel config: each CTA's band of the multicast A tile must hold whole 8-row swizzle atoms"
+    );
+    assert!(
         splitk_smem_bytes(tile, stages) <= SMEM_LIMIT,
         "kernel config: the pipeline's shared memory exceeds the 227 KiB a CTA may use"
     );
@@ -115,6 +128,7 @@ pub fn render_splitk<C: SplitKConfig>() -> String {
     s += &format!("  using TileShape = {};\n", cpp_tuple(&Tup::flat(&C::TILE)));
     s += &format!("  static constexpr int Stages = {};\n", C::STAGES);
     s += &format!("  static constexpr int ClusterM = {};\n", C::CLUSTER_M);
+    s += &format!("  static constexpr int ClusterN = {};\n", C::CLUSTER_N);
     s += &format!(
         "  using SmemLayoutAtomK = {};\n",
         cpp_gmma_atom(&C::SmemAtomK::VALUE)
@@ -128,7 +142,7 @@ pub fn render_splitk<C: SplitKConfig>() -> String {
 
 macro_rules! splitk_config {
     ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$tm:literal, $tn:literal, $bk:literal],
-     $stages:literal $(, cluster_m = $cm:literal)?) => {
+     $stages:literal $(, cluster_m = $cm:literal)? $(, cluster_n = $cn:literal)?) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $ty;
@@ -138,6 +152,7 @@ macro_rules! splitk_config {
             const TILE: [usize; 3] = [$tm, $tn, $bk];
             const STAGES: usize = $stages;
             const CLUSTER_M: usize = 1 $(* $cm)?;
+            const CLUSTER_N: usize = 1 $(* $cn)?;
             type SmemAtomK = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((8,64):(64,1))>;
             type SmemAtomMN = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((64,8):(1,64))>;
         }
@@ -181,6 +196,14 @@ splitk_config!(
     [64, 128, 64], 9, cluster_m = 4
 );
 
+splitk_config!(
+    /// 64 x 64 x 64, 13 stages, clusters of 4 along N: each CTA loads 16 of the A tile's 64
+    /// rows and multicasts them to all four, so that A crosses from L2 once per 4 tiles of
+    /// N for m <= 64, where every tile of N reads all of A.
+    SplitK64x64x64S13Nc4, "sm90_splitk_64x64x64_s13_nc4", "SplitKCfg_64x64x64_s13_nc4",
+    [64, 64, 64], 13, cluster_n = 4
+);
+
 /// Renders the small-M configurations into the header `sm90_splitk.cu` includes.
 pub fn render_splitk_header() -> String {
     fn entry<C: SplitKConfig>() -> (String, String) {
@@ -206,6 +229,7 @@ pub fn render_splitk_header() -> String {
             entry::<SplitK128x64x64S9>(),
             entry::<SplitK64x128x64S9Mc2>(),
             entry::<SplitK64x128x64S9Mc4>(),
+            entry::<SplitK64x64x64S13Nc4>(),
         ],
         &[
             checks::<SplitK64x128x64S9>(),
@@ -213,6 +237,7 @@ pub fn render_splitk_header() -> String {
             checks::<SplitK128x64x64S9>(),
             checks::<SplitK64x128x64S9Mc2>(),
             checks::<SplitK64x128x64S9Mc4>(),
+            checks::<SplitK64x64x64S13Nc4>(),
         ],
     )
 }
