@@ -9,6 +9,8 @@ use ferrocute::gemm::{
 };
 use half::{bf16, f16};
 
+pub mod epilogue;
+
 pub fn od(rows: usize, cols: usize, layout: Order, ptr: u64) -> OperandDesc {
     OperandDesc {
         shape: MatShape::packed(rows, cols, layout),
