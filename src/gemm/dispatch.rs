@@ -254,24 +254,22 @@ pub fn skinny_pick(
 
 /// The small-tile kernel whose clusters share an operand's stages by TMA multicast, for
 /// `plan`, among those `eligible`; `None` outside `16 < m <= 256` or where none fits.
-/// For `m <= 64` (one tile of M) the 64x64 tile in clusters of 4 along N sharing A
-/// ([`MULTICAST_N_SMALL_M_KERNELS`]), where its grid, the K-unsplit 64x64 tile's, fills
-/// more than half the SMs in one wave of clusters: 32x4608x3584 20.0 → 17.7 µs, 32x6144x4096
-/// 25.2 → 23.6; as slow where it leaves SMs idle (64 tiles: 17.2 → 17.6) and 22% slower in
-/// two waves (128 tiles). Above, the 64x128 tile in clusters of `c` M-adjacent tiles sharing
-/// B ([`MULTICAST_SMALL_M_KERNELS`]), the largest `c` first. One fits where its grid
-/// (`c * ceil(tiles_m / c) * tiles_n * batch` CTAs, each streaming all of K) fills more than
-/// half the SMs and runs in one wave: clusters of 2 on every SM, of 4 on 10 of every 11 (an
-/// H100's GPCs hold 30 of them at this shared memory); a second wave of clusters ran at about
-/// half the speed. Clusters of 4 need at least 3 tiles of M (one CTA past M is the price of
-/// reading B once) and a K-major B (an N-major B's stage is two 64-row boxes, so two of the
-/// four CTAs would issue every load: 256x3584x18944 TT 0.84 of cuBLAS against TN's 1.02).
-/// Clusters of 2 over 3 or 4 tiles of M read B twice, as the 128-row persistent tiles do,
-/// whose fixed costs (a split tail's reduction) weigh less as K grows: they take
-/// `k <= 8192` times the share of their CTAs inside M (measured: 4 tiles of M faster to
-/// `k` = 8192 and even at 14336; 3 tiles faster at 4096, slower at 8192).
-/// Measured (H100, BENCHMARKS.md): 256x4096x4096 29.8 → 22.2 µs (2), 256x3584x3584
-/// 26.0 → 18.1 µs (4), 128x8192x28672 178.7 → 173.1 µs (2).
+///
+/// For `m <= 64` (one tile of M, which every tile of N reads): the 64x64 tile in clusters
+/// of 4 along N sharing A ([`MULTICAST_N_SMALL_M_KERNELS`]), where its grid, the K-unsplit
+/// 64x64 tile's, fills more than half the SMs in one wave of clusters (with fewer tiles the
+/// K-split tile is as fast; in two waves it is faster). Above: the 64x128 tile in clusters
+/// of `c` M-adjacent tiles sharing B ([`MULTICAST_SMALL_M_KERNELS`]), the largest `c`
+/// first, where its grid (`c * ceil(tiles_m / c) * tiles_n * batch` CTAs, each streaming
+/// all of K) fills more than half the SMs in one wave. Clusters of 2 are resident on every
+/// SM, of 4 on 10 of every 11 (an H100's GPCs hold 30 of them at this shared memory); a
+/// second wave of clusters runs at about half the speed. Clusters of 4 need at least 3
+/// tiles of M (one CTA past M is the price of reading B once) and a K-major B (an N-major
+/// B's stage is two 64-row boxes, so two of the four CTAs would issue every load, measured
+/// slower). Clusters of 2 over 3 or 4 tiles of M read B twice, as the 128-row persistent
+/// tiles do, whose fixed costs (a split tail's reduction) weigh less as K grows: they take
+/// `k <= 8192` times the share of their CTAs inside M. The measurements are in
+/// BENCHMARKS.md (ledger, decode dispatch) and `benches/sweeps/2026-11-26-h100-multicast/`.
 ///
 /// ```
 /// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
