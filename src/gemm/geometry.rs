@@ -247,13 +247,10 @@ pub fn grid_dims(
             let units = tm.div_ceil(c) * tn * b;
             (c * units.min((sm_count as u64 / c).max(1)), 1, 1)
         }
-        GridKind::SplitK if cfg.cluster_m > 1 => {
-            let c = cfg.cluster_m as u64;
-            (c, tm.div_ceil(c) * tn, b)
-        }
-        GridKind::SplitK if cfg.cluster_n > 1 => {
-            let c = cfg.cluster_n as u64;
-            (c, tm * tn.div_ceil(c), b)
+        // Clusters along M or N (one of the two is 1): grid.x is the cluster.
+        GridKind::SplitK if cfg.cluster_m * cfg.cluster_n > 1 => {
+            let (cm, cn) = (cfg.cluster_m as u64, cfg.cluster_n as u64);
+            (cm * cn, tm.div_ceil(cm) * tn.div_ceil(cn), b)
         }
         GridKind::SplitK => (splits.max(1) as u64, tm * tn, b),
         GridKind::Skinny => {

@@ -135,7 +135,8 @@ pub enum GridKind {
     /// `(splits, tiles_n * tiles_m, batch)` in clusters of `(splits, 1, 1)`: the CTAs of a
     /// cluster split K and sum their partial tiles in distributed shared memory. With
     /// `c = cluster_m > 1`: `(c, tiles_n * ceil(tiles_m / c), batch)` in clusters of
-    /// `(c, 1, 1)`, M-adjacent tiles sharing B.
+    /// `(c, 1, 1)`, M-adjacent tiles sharing B; with `c = cluster_n > 1`:
+    /// `(c, ceil(tiles_n / c) * tiles_m, batch)`, N-adjacent tiles sharing A.
     SplitK,
     /// `(min(tiles_n * parts * batch, resident CTAs), 1, 1)` for `m <= tile_m`: persistent
     /// CTAs over tiles of 16 rows of N and a part of K
