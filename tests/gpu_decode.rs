@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 
 use ferrocute::gemm::dispatch::Overrides;
-use ferrocute::gemm::registry::{MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS};
+use ferrocute::gemm::registry::{
+    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, NARROW_KERNELS,
+};
 use ferrocute::gemm::Order;
 use half::{bf16, f16};
 
@@ -92,7 +94,8 @@ fn gpu_row_major_linear() {
 /// more often), every storage order of A, B and C, leading
 /// dimensions packed, padded to 8 or odd, 1 to 3 batches (B sometimes broadcast), random
 /// alpha and beta, three type pairs, the register-streaming kernel's K parts forced to
-/// 1..8 for a third of the cases and a split-K tile with clusters along M or N for one in six.
+/// 1..8 for a third of the cases, and for one in six a split-K tile with clusters along M or
+/// N or a narrow persistent tile.
 /// Every element against f64 (sampled above 2 M
 /// multiply-adds), the padding of C still NaN; at the end, every small-M path must have run.
 #[test]
@@ -158,16 +161,18 @@ fn gpu_small_m_random() {
             beta: [0.0, 0.0, 0.5, -1.0][rng.below(4)],
         };
         let parts = (rng.below(3) == 0).then(|| 1 + rng.below(8) as u32);
-        // One in six: a kernel whose clusters along M or N share B or A, whatever the
-        // dispatcher says (its choice where the problem does not meet their alignment).
-        let shared: Vec<_> = MULTICAST_SMALL_M_KERNELS
+        // One in six: a kernel whose clusters along M or N share B or A, or a narrow
+        // persistent tile, whatever the dispatcher says (its choice where the problem does
+        // not meet their requirements).
+        let forceable: Vec<_> = MULTICAST_SMALL_M_KERNELS
             .iter()
             .chain(MULTICAST_N_SMALL_M_KERNELS)
+            .chain(NARROW_KERNELS)
             .collect();
-        let multicast = (rng.below(6) == 0).then(|| shared[rng.below(shared.len())]);
+        let forced = (rng.below(6) == 0).then(|| forceable[rng.below(forceable.len())]);
         let h = g.clone().with_overrides(Overrides {
             split_k: parts,
-            kernel: multicast,
+            kernel: forced,
             ..Overrides::default()
         });
         let macs = m * n * k * batch;
@@ -183,6 +188,7 @@ fn gpu_small_m_random() {
             (_, true) if ran.kernel.contains("_mc") => "split-K tiles, clusters along M",
             (_, true) if ran.kernel.contains("_nc") => "split-K tiles, clusters along N",
             (_, true) => "split-K",
+            _ if NARROW_KERNELS.iter().any(|c| ran.kernel.contains(c.name)) => "narrow tiles",
             _ => "other",
         };
         *ran_paths.entry(path).or_default() += 1;
@@ -200,6 +206,7 @@ fn gpu_small_m_random() {
             "split-K",
             "split-K tiles, clusters along M",
             "split-K tiles, clusters along N",
+            "narrow tiles",
             "transposed, C written N-major",
         ] {
             assert!(

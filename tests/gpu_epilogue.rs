@@ -108,6 +108,12 @@ fn epi_tma_cases() -> [EpiCase; 4] {
     ]
 }
 
+/// Whether `cfg` may store D by TMA: the persistent tiles but the narrow ones (64-column
+/// boxes of D; `NARROW_KERNELS`).
+fn stores_by_tma(cfg: &registry::KernelConfig) -> bool {
+    cfg.path == registry::LaunchPath::TensorMapsAndD && cfg.tile_n.is_multiple_of(64)
+}
+
 fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
     let g = hopper();
     let mut rng = Rng(seed);
@@ -173,7 +179,7 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
                 cases += 1;
             }
         }
-        if std::mem::size_of::<TO>() == 2 && cfg.path == registry::LaunchPath::TensorMapsAndD {
+        if std::mem::size_of::<TO>() == 2 && stores_by_tma(cfg) {
             for cs in epi_tma_cases() {
                 let ran = run_epi::<TI, TO>(&forced, &mut rng, &cs);
                 if let Some(form) =
@@ -195,10 +201,7 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
         }
         // The persistent tiles' fused TMA store (not the staged schedule's) ran somewhere,
         // in each of its forms.
-        if std::mem::size_of::<TO>() == 2
-            && cfg.path == registry::LaunchPath::TensorMapsAndD
-            && !cfg.name.contains("_st")
-        {
+        if std::mem::size_of::<TO>() == 2 && stores_by_tma(cfg) && !cfg.name.contains("_st") {
             for form in ["unrolled", "rolled", "gated"] {
                 assert!(
                     tma_covered.contains(&(cfg.name, form)),

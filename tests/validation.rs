@@ -312,6 +312,26 @@ fn kernel_names() {
         );
         assert_eq!(ds.grid.0 == 132, splits > 0 || m * n >= 132 * 128 * 128);
     }
+    // 128 < m <= 256 where 128x128 tiles leave SMs idle: the narrow 128x96 tile where its
+    // tiles fit in one wave (96 and 128 of them); an N-major B takes another.
+    for ((m, n, k), tile, ctas) in [
+        ((256, 4608, 3584), "128x96x64_s7_coop", 96),
+        ((192, 6144, 4096), "128x96x64_s7_coop", 128),
+    ] {
+        let mut d = desc(m, n, k);
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert_eq!(ds.kernel, format!("ferrocute_sm90_{tile}_kk_bf16_bf16"));
+        assert_eq!((ds.grid, ds.tail), ((ctas, 1, 1), TailSplit::default()));
+        d.b.shape.layout = Order::RowMajor;
+        d.b.shape.ld = n;
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert!(
+            !ds.kernel.contains(tile) && ds.kernel.contains("_kn_"),
+            "{}",
+            ds.kernel
+        );
+    }
     let ds = dispatch(&desc(256, 256, 64), "bf16", "bf16", (9, 0), 132).unwrap();
     assert_eq!(ds.kernel, "ferrocute_sm90_splitk_64x128x64_s9_kk_bf16_bf16");
     assert_eq!((ds.grid, ds.cluster), ((1, 8, 1), 1));
@@ -450,6 +470,8 @@ fn row_major_decode_runs_transposed() {
         ((16, 14336, 4096), "skinny16_w8_kk"),
         ((17, 4096, 4096), "splitk_64x64x64_s13_kk"),
         ((128, 4096, 14336), "splitk_128x64x64_s9_kk"),
+        // 256 rows of a 6144-row weight: the narrow persistent tile, 128 tiles in one wave.
+        ((256, 6144, 4096), "128x96x64_s7_coop_kk"),
     ] {
         let ds = on(rm(m, n, k, Order::ColMajor), (9, 0), 132);
         assert_eq!(

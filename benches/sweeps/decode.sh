@@ -25,7 +25,7 @@ for k in sm90_skinny16_w8 sm90_skinny16_w4; do
 done
 for k in sm90_splitk_64x64x64_s13 sm90_splitk_128x64x64_s9 sm90_splitk_64x128x64_s9 \
          sm90_splitk_64x128x64_s9_mc2 sm90_splitk_64x128x64_s9_mc4 sm90_splitk_64x64x64_s13_nc4 \
-         sm90_128x128x64_s6_pp; do
+         sm90_128x128x64_s6_pp sm90_128x96x64_s7_coop; do
   FERROCUTE_KERNEL=$k "$bin" "${more[@]}" --layout tn >"$out/${k}_m256.txt"
 done
 narrow=()

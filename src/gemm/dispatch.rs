@@ -9,8 +9,8 @@ use super::geometry::{
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
     all_kernels, kernel_name, runs_on, GridKind, KernelConfig, Weighed, FAST_KERNELS,
-    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, PERSISTENT_KERNELS, SIMPLE_KERNEL,
-    SKINNY_KERNELS, SMALL_M_KERNELS,
+    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, NARROW_KERNELS, PERSISTENT_KERNELS,
+    SIMPLE_KERNEL, SKINNY_KERNELS, SMALL_M_KERNELS,
 };
 
 /// The entry of [`PERSISTENT_KERNELS`] that the weighing picks for `plan`, among those
@@ -88,7 +88,9 @@ fn best_persistent_with(
 /// and `m <= 128` where the preferred fast tile would fill under half the SMs, an eligible
 /// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins (the one 128 rows of N wide where
 /// its tiles fill half the SMs, else the first); for more rows where it would fill under a
-/// quarter of them (half with `k <= 2048`), the last eligible one. Where the Hopper tiles
+/// quarter of them (half with `k <= 2048`), the last eligible one. Then, for
+/// `128 < m <= 256` and a K-major B, a narrow persistent tile whose tiles fit in one wave
+/// where that puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
 /// fill every SM, [`best_persistent`] weighs [`PERSISTENT_KERNELS`]. Otherwise
 /// the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the
 /// Ampere-class ones elsewhere) is used; within it the first tile in table order that
@@ -127,6 +129,7 @@ pub fn select_with(
                 && plan.fast_aligned(c.align_elems, c.extent_align_elems)
                 && (!c.path.tma() || tma_ok(plan))
                 && (c.grid != GridKind::Skinny || skinny_ok(plan, c))
+                && (plan.b.k_major || c.n_major_b)
         };
         if let Some(cfg) = ov.kernel.filter(eligible) {
             return Ok(cfg);
@@ -172,6 +175,9 @@ pub fn select_with(
             if small_wins && fits {
                 return Ok(small);
             }
+        }
+        if let Some(narrow) = narrow_pick(plan, sm_count, |c| eligible(&c)) {
+            return Ok(narrow);
         }
         if let Some(cfg) = best_persistent_with(plan, |c| eligible(&c), sm_count, ov.tail_split) {
             return Ok(cfg);
@@ -342,6 +348,59 @@ pub fn multicast_pick(
         })
 }
 
+/// The narrow persistent tile ([`NARROW_KERNELS`]) for `plan`, among those `eligible`;
+/// `None` outside `128 < m <= 256` or where none puts less work on each SM than the 128x128
+/// tile.
+///
+/// Two tiles of 128 rows against a weight of `n` rows: the 128x128 tile makes
+/// `2 * ceil(n / 128)` tiles, 96 at `n = 6144`, so a quarter of an H100's 132 SMs idle for
+/// the whole (single) round. The narrowest tile whose tiles fit in one wave gives each SM
+/// a smaller tile instead; it is taken where its k-blocks times its area, the work of the
+/// busiest SM, are below the 128x128 tile's (which splits a part-empty last round along K
+/// where that pays, [`persistent_k_blocks`](super::geometry::persistent_k_blocks)).
+/// Measured in BENCHMARKS.md (ledger, decode dispatch).
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
+/// use ferrocute::gemm::dispatch::narrow_pick;
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let pick_b = |m: usize, n: usize, k: usize, b_order| {
+///     let desc = GemmDesc { a: d(m, k, Order::RowMajor, 1 << 36),
+///         b: d(k, n, b_order, 2 << 36), c: d(m, n, Order::ColMajor, 3 << 36),
+///         in_bytes: 2, out_bytes: 2 };
+///     narrow_pick(&plan(&desc).unwrap(), 132, |c| c.n_major_b || b_order == Order::ColMajor)
+///         .map(|c| c.name)
+/// };
+/// let pick = |m, n, k| pick_b(m, n, k, Order::ColMajor); // B K-major
+/// assert_eq!(pick(256, 6144, 4096), Some("sm90_128x96x64_s7_coop")); // 128 tiles, not 96
+/// assert_eq!(pick(192, 4608, 3584), Some("sm90_128x96x64_s7_coop")); // 96, not 72
+/// assert_eq!(pick(256, 8192, 8192), None); // 128x128: 128 tiles already
+/// assert_eq!(pick(256, 10240, 8192), None); // 214 tiles: two waves
+/// assert_eq!(pick(128, 6144, 4096), None); // one tile of M: the small-tile kernels
+/// assert_eq!(pick_b(256, 6144, 4096, Order::RowMajor), None); // an N-major B
+/// ```
+pub fn narrow_pick(
+    plan: &Plan,
+    sm_count: u32,
+    eligible: impl Fn(&KernelConfig) -> bool,
+) -> Option<&'static KernelConfig> {
+    if plan.m <= 128 || plan.m > 256 {
+        return None;
+    }
+    let sms = sm_count.max(1) as u64;
+    let work = |c: &KernelConfig| {
+        let area = (c.tile_m * c.tile_n) as u64;
+        persistent_k_blocks_with(plan, c, sm_count, None)
+            .0
+            .saturating_mul(area)
+    };
+    let base = work(&FAST_KERNELS[0]);
+    NARROW_KERNELS
+        .iter()
+        .filter(|c| eligible(c))
+        .find(|c| tile_count(plan, c) <= sms && work(c) < base)
+}
+
 /// The TMA kernels read every batch through one tensor map, so they need real (non-zero)
 /// batch strides for A and B when there is more than one batch, and every byte stride of a
 /// tensor map must stay below 2^40.
@@ -384,7 +443,7 @@ fn oriented(
     if plan.n <= 256 && plan.n < plan.m && !plan.d_n_major {
         let t = plan.transposed();
         if let Ok(cfg) = select_with(&t, cc, sm_count, ov) {
-            if matches!(cfg.grid, GridKind::Skinny | GridKind::SplitK) {
+            if cfg.n_major_d {
                 return Ok((t, cfg));
             }
         }

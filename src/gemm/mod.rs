@@ -610,7 +610,8 @@ impl Gemm {
             };
             let td = (cfg.path == LaunchPath::TensorMapsAndD)
                 .then(|| match TO::TMA_DTYPE {
-                    Some(dtype) if p.d.fast_aligned(8, 8, p.batch > 1) => {
+                    // An N-major D (a narrow tile's transposed plan) never goes by TMA.
+                    Some(dtype) if !p.d_n_major && p.d.fast_aligned(8, 8, p.batch > 1) => {
                         launch::tensor_map(&operand(&p.d, dtype, d_dims, d_boxes))
                     }
                     _ => Ok(launch::zeroed_tensor_map()),

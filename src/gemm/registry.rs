@@ -12,7 +12,7 @@ use ferrocute_kernels::sm80::{
 };
 use ferrocute_kernels::sm90_gemm::{
     Sm90Config, Sm90_128x128x64S6Pp, Sm90_128x192x64S4Pp, Sm90_128x256x64S3St, Sm90_128x256x64S4C2,
-    Sm90_128x256x64S4Coop, Sm90_128x256x64S4St2,
+    Sm90_128x256x64S4Coop, Sm90_128x256x64S4St2, Sm90_128x96x64S7Coop,
 };
 use ferrocute_kernels::sm90_skinny::{Skinny16W4, Skinny16W8, SkinnyConfig};
 use ferrocute_kernels::sm90_splitk::{
@@ -101,6 +101,12 @@ pub struct KernelConfig {
     /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)): the persistent
     /// Hopper tiles without a cluster or an epilogue buffered in shared memory.
     pub can_split_tail: bool,
+    /// Whether the kernel has entry points for an N-major B (all but the narrow persistent
+    /// tiles, [`NARROW_KERNELS`], whose B tile the MN-major swizzle atom does not tile).
+    pub n_major_b: bool,
+    /// Whether the kernel writes an N-major D, so that the dispatcher may run a problem as
+    /// its transpose on it ([`Plan::transposed`](super::plan::Plan::transposed)).
+    pub n_major_d: bool,
     /// Which launches with a fused epilogue ([`Plan::fused`](super::plan::Plan::fused))
     /// take entry points of their own, `ferrocute_<name>_epi_...` ([`kernel_name`]), whose
     /// epilogue code stays out of the plain ones (in them it cost the plain launches 4–25%).
@@ -163,6 +169,8 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         cluster_m: 1,
         cluster_n: 1,
         can_split_tail: false,
+        n_major_b: true,
+        n_major_d: false,
         fused_entries: FusedEntries::None,
     }
 }
@@ -194,6 +202,8 @@ const fn hopper(
         cluster_m: cluster_m as u32,
         cluster_n: 1,
         can_split_tail: false,
+        n_major_b: true,
+        n_major_d: false,
         fused_entries: FusedEntries::None,
     }
 }
@@ -203,6 +213,8 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
     KernelConfig {
         path: LaunchPath::TensorMapsAndD,
         can_split_tail: C::SCHEDULE <= 1 && C::CLUSTER_M == 1,
+        n_major_b: C::BOXES,
+        n_major_d: !C::BOXES,
         fused_entries: if C::FUSED_ENTRIES {
             FusedEntries::KMajor16
         } else {
@@ -224,6 +236,7 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
 const fn splitk<C: SplitKConfig>() -> KernelConfig {
     KernelConfig {
         cluster_n: C::CLUSTER_N as u32,
+        n_major_d: true,
         ..hopper(
             C::NAME,
             SM90_SPLITK,
@@ -243,6 +256,7 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
     KernelConfig {
         path: LaunchPath::Params,
         align_elems: 4,
+        n_major_d: true,
         fused_entries: FusedEntries::Every,
         ..hopper(
             C::NAME,
@@ -283,6 +297,12 @@ pub static MULTICAST_SMALL_M_KERNELS: &[KernelConfig] = &[
 /// Small-tile kernels whose clusters span N: 4 N-adjacent 64x64 tiles share each stage of
 /// their 64 rows of A by TMA multicast, for `m <= 64`, where every tile of N reads all of A.
 pub static MULTICAST_N_SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x64x64S13Nc4>()];
+
+/// Narrow persistent tiles (128x96, cooperative, K-major B only, general epilogue, which
+/// also writes an N-major D), narrowest first: for a few hundred rows against a weight of a
+/// few thousand, whose 128x128 tiles fill under one wave, a narrower tile whose tiles still
+/// fit in one wave puts less work on each SM ([`narrow_pick`](super::dispatch::narrow_pick)).
+pub static NARROW_KERNELS: &[KernelConfig] = &[sm90::<Sm90_128x96x64S7Coop>()];
 
 /// A persistent Hopper tile as the dispatcher weighs it: the time of a problem is taken as
 /// the tiles each SM runs (`ceil(tiles / SMs)`) times the tile's area times `cost`, the
@@ -373,6 +393,8 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     cluster_m: 1,
     cluster_n: 1,
     can_split_tail: false,
+    n_major_b: true,
+    n_major_d: false,
     fused_entries: FusedEntries::None,
 };
 
@@ -461,6 +483,7 @@ pub fn all_kernels() -> impl Iterator<Item = &'static KernelConfig> {
         .chain(SMALL_M_KERNELS)
         .chain(MULTICAST_SMALL_M_KERNELS)
         .chain(MULTICAST_N_SMALL_M_KERNELS)
+        .chain(NARROW_KERNELS)
         .chain(PERSISTENT_KERNELS.iter().map(|w| &w.config))
         .chain(FAST_KERNELS)
 }

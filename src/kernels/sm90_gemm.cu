@@ -3,7 +3,8 @@
 //        -std=c++17 -I<cutlass>/include -I src/kernels
 //        [-DFERROCUTE_SM90_CONFIG_HEADER='"my_configs.h"'] src/kernels/sm90_gemm.cu
 // The config header must define FERROCUTE_SM90_CONFIGS(X) calling X(cfgname, CfgType) per config,
-// and FERROCUTE_SM90_EPI_CONFIGS(X) the same for those with `_epi` entry points.
+// FERROCUTE_SM90_B_K_CONFIGS(X) the same for those that take a K-major B only (BN not a
+// multiple of 64), and FERROCUTE_SM90_EPI_CONFIGS(X) for those with `_epi` entry points.
 // Optional narrowing (each defaults to all): FERROCUTE_SM90_ONLY_KK (am=k,bm=k only),
 // FERROCUTE_SM90_ONLY_BF16 (in=bf16, out=bf16 only).
 #include "sm90_gemm.cuh"
@@ -33,6 +34,16 @@
 #endif
 
 FERROCUTE_SM90_CONFIGS(FERROCUTE_SM90_MAJORS)
+
+#if defined(FERROCUTE_SM90_ONLY_KK)
+#define FERROCUTE_SM90_A_MAJORS(name, Cfg) FERROCUTE_SM90_TYPES(name, Cfg, k, k)
+#else
+#define FERROCUTE_SM90_A_MAJORS(name, Cfg) \
+  FERROCUTE_SM90_TYPES(name, Cfg, k, k)    \
+  FERROCUTE_SM90_TYPES(name, Cfg, m, k)
+#endif
+
+FERROCUTE_SM90_B_K_CONFIGS(FERROCUTE_SM90_A_MAJORS)
 
 // The fused launches' entry points (KernelConfig::fused_entries): K-major A and B, D of the
 // input's 16-bit type, the configurations FERROCUTE_SM90_EPI_CONFIGS lists.

@@ -25,7 +25,10 @@
 //   struct Cfg {
 //     using TileShape    = cute::Shape<cute::Int<BM>, cute::Int<BN>, cute::Int<BK>>;
 //                          // CTA tile.  Cooperative: BM = 128 (2 consumer warpgroups x 64 rows),
-//                          // BN in {64,...,256} multiple of 64 (one WGMMA m64nBNk16 per WG per k16),
+//                          // BN in {64,...,256} multiple of 64 (one WGMMA m64nBNk16 per WG per k16);
+//                          // or a narrow tile: BN in {16,...,240} multiple of 16, Schedule 0 or 1,
+//                          // B K-major only (the MN atom spans 64 rows), D by the general
+//                          // epilogue in either order (GemmParams::d_n_major), no _epi entries,
 //                          // BK multiple of 64 (64 16-bit elements = one 128-byte swizzle row).
 //     using ClusterShape = cute::Shape<cute::Int<CM>, cute::Int<1>, cute::Int<1>>;  // CM = 1 or 2
 //     static constexpr int Stages = 4;        // smem pipeline depth (A+B tile per stage)
@@ -64,7 +67,7 @@
 //       const __grid_constant__ CUtensorMap tma_d);      // param 3 (D; see below)
 //   am in {k,m}: A K-major / M-major;  bm in {k,n}: B K-major / N-major;
 //   in in {bf16,f16} (A and B); out in {bf16,f16,f32} (D and C).
-//   e.g. ferrocute_sm90_128x256x64_s4_coop_kk_bf16_bf16
+//   e.g. ferrocute_sm90_128x256x64_s4_coop_kk_bf16_bf16; narrow tiles: bm = k only.
 //
 // =====================================================================================
 // TENSOR-MAP CONTRACT (host side: cuTensorMapEncodeTiled, rank 3)
@@ -123,7 +126,8 @@
 //   dynamic smem bytes = smem_bytes<Cfg>() =
 //       1024 (alignment slack) + roundup(Stages*(BM+BN)*BK*2 + staging + Stages*16 + 32, 1024)
 //       staging = 2*roundup(max(EpiN*(64+4)*4, 2*8192), 1024) (f32 columns, or a ring of two
-//                 TMA boxes), or for Schedule 2 max(2*EpiN*(64+4)*4, BM*BN*2/StageParts + 8*32)
+//                 TMA boxes; a narrow tile: 2*roundup(EpiN*(64+4)*4, 1024)), or for
+//                 Schedule 2 max(2*EpiN*(64+4)*4, BM*BN*2/StageParts + 8*32)
 //       (the "+ 32" barrier bytes changed none of these values)
 //       e.g. 128x256x64_s4 : 1024 + roundup(196608 + 32768 + 64 + 32, 1024) = 231424 bytes (any out type)
 //            128x128x64_s6 : 1024 + roundup(196608 + 32768 + 96 + 32, 1024) = 231424 bytes (coop and pp)
@@ -134,7 +138,8 @@
 //   (128 B, align 128, offset 128), param_2 CUtensorMap (offset 256), param_3 CUtensorMap
 //   (offset 384); cuLaunchKernel's kernelParams = {&params, &tma_a, &tma_b, &tma_d}.
 //   needs cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem) before launch.
-//   The kernel traps if launched with less dynamic smem than it needs, or with blockDim != 384.
+//   The kernel traps if launched with less dynamic smem than it needs, with blockDim != 384,
+//   or with an N-major D (d_n_major) on a tile of whole 64-column boxes.
 //   tiles == 0 (M, N or batch == 0): do not launch.  K == 0 is allowed (D = beta*C).
 //
 // Built by ferrocute-kernels (crates/kernels/src/build): see the module registry for flags.

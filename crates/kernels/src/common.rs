@@ -30,7 +30,8 @@ pub(crate) const fn unwrap(r: Result<Value, ferrocute_layout::LayoutError>) -> V
 }
 
 /// A generated config header: the banner, `includes`, every struct, then
-/// `#define <list_macro>(X)` calling `X(<args>)` once per configuration.
+/// `#define <list_macro>(X)` calling `X(<args>)` once per configuration (but those whose
+/// `args` are empty).
 ///
 /// `checks` follows: `static_assert`s that what Rust launches with (shared memory, threads)
 /// is what the C++ needs, and the ABI checks of [`crate::abi`].
@@ -50,7 +51,10 @@ pub(crate) fn render_header(
     let mut list = format!("\n#define {list_macro}(X)");
     for (body, args) in configs {
         s += body;
-        list += &format!(" \\\n  X({args})");
+        // Empty: a configuration the caller lists in a macro of its own.
+        if !args.is_empty() {
+            list += &format!(" \\\n  X({args})");
+        }
     }
     s += &list;
     s += "\n";

@@ -46,10 +46,14 @@ pub trait Sm90Config {
 
     /// Threads per CTA: a producer warpgroup and two consumer warpgroups.
     const THREADS: usize = 384;
+    /// Whether D leaves in whole 64-column boxes (by TMA, or the 16-bit fast epilogue): `BN`
+    /// a multiple of 64. A narrower tile takes the general epilogue, which also writes an
+    /// N-major D, and a K-major B only (the MN-major atom spans 64 rows of B).
+    const BOXES: bool = Self::TILE[1] % 64 == 0;
     /// Whether the configuration has `_epi` entry points for fused launches (K-major A and
     /// B, D of the inputs' 16-bit type): the unbuffered schedules (0 and 1), whose fused
     /// epilogue goes in registers to the TMA store.
-    const FUSED_ENTRIES: bool = Self::SCHEDULE <= 1;
+    const FUSED_ENTRIES: bool = Self::SCHEDULE <= 1 && Self::BOXES;
     /// The numbers `sm90_check` and the shared-memory formula read.
     const SHAPE: Sm90Shape = Sm90Shape {
         tile: Self::TILE,
@@ -95,17 +99,22 @@ impl Sm90Shape {
         // epilogue buffered in shared memory). Otherwise each consumer warpgroup's buffer also
         // holds the TMA epilogue's ring of two 8 KiB boxes and starts at a 1024-byte boundary.
         let f32_staging = 2 * self.epi_n * 68 * 4;
-        const TMA_RING: usize = 2 * 64 * 64 * ELEM_BYTES;
+        // A tile of no whole 64-column boxes stores D from the f32 staging only.
+        let tma_ring = if bn % 64 == 0 {
+            2 * 64 * 64 * ELEM_BYTES
+        } else {
+            0
+        };
         // 8 consumer warps' slices, each followed by 32 bytes (`kSlicePad` in sm90_gemm.cuh)
         const SLICE_PAD: usize = 32;
         let part = bm * bn * ELEM_BYTES / self.stage_parts + 8 * SLICE_PAD;
         let staging = if self.schedule == 2 && part > f32_staging {
             part
         } else {
-            let per_wg = if f32_staging / 2 > TMA_RING {
+            let per_wg = if f32_staging / 2 > tma_ring {
                 f32_staging / 2
             } else {
-                TMA_RING
+                tma_ring
             };
             2 * per_wg.div_ceil(1024) * 1024
         };
@@ -148,8 +157,12 @@ pub const fn sm90_check(shape: &Sm90Shape, atom_k: &Value, atom_mn: &Value) -> V
         "kernel config: a pingpong warpgroup owns a whole tile: BM = 64 or 128 and at most 128x192 or 64x256 accumulators"
     );
     assert!(
-        bn % 64 == 0 && bn >= 64 && bn <= 256,
-        "kernel config: BN must be 64..256 in steps of 64 (one WGMMA N)"
+        bn % 16 == 0 && bn >= 16 && bn <= 256,
+        "kernel config: BN must be 16..256 in steps of 16 (one WGMMA N)"
+    );
+    assert!(
+        bn % 64 == 0 || schedule != 2,
+        "kernel config: the buffered epilogue stores whole 64-column boxes (BN a multiple of 64)"
     );
     assert!(
         bk % 64 == 0,
@@ -170,7 +183,10 @@ pub const fn sm90_check(shape: &Sm90Shape, atom_k: &Value, atom_mn: &Value) -> V
     let a = unwrap(tile_to_shape(atom_k, &Tup::flat(&[bm, bk, stages])));
     unwrap(tile_to_shape(atom_mn, &Tup::flat(&[bm, bk, stages])));
     unwrap(tile_to_shape(atom_k, &Tup::flat(&[bn, bk, stages])));
-    unwrap(tile_to_shape(atom_mn, &Tup::flat(&[bn, bk, stages])));
+    // An N-major B only where the MN-major atom tiles it (BOXES: BN a multiple of 64).
+    if bn % 64 == 0 {
+        unwrap(tile_to_shape(atom_mn, &Tup::flat(&[bn, bk, stages])));
+    }
     a
 }
 
@@ -304,11 +320,22 @@ sm90_config!(
     [128, 256, 64], 4, 2, 1, parts = 2
 );
 
+sm90_config!(
+    /// 128x96x64, 7 stages, cooperative: a narrow tile (K-major B, general epilogue, see
+    /// [`Sm90Config::BOXES`]) that puts 256 rows of a weight of up to 6,336 rows in one wave
+    /// of 132 SMs, where 128x128 tiles leave a quarter or more of them idle (96 tiles at
+    /// 6,144 rows). 128x80 (8 stages) ran 1.7x slower per column on an H100 and 128x160 no
+    /// faster than the tiles it would replace (BENCHMARKS.md).
+    Sm90_128x96x64S7Coop, "sm90_128x96x64_s7_coop", "Sm90Cfg_128x96x64_s7_coop",
+    [128, 96, 64], 7, 0, 1
+);
+
 /// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
 pub fn render_sm90_header() -> String {
     /// A configuration's struct and list entry, its launch checks, and its entry in the list
     /// of those with `_epi` entry points.
-    fn parts<C: Sm90Config>() -> ((String, String), String, Option<String>) {
+    type Parts = ((String, String), String, Option<String>);
+    fn parts<C: Sm90Config>() -> Parts {
         let st = C::STRUCT;
         let smem_need = format!("ferrocute::sm90::smem_bytes<{st}>()");
         let checks = launch_checks(
@@ -322,20 +349,31 @@ pub fn render_sm90_header() -> String {
         let epi = C::FUSED_ENTRIES.then(|| format!(" \\\n  X({args})"));
         ((render_sm90::<C>(), args), checks, epi)
     }
-    let all = [
-        parts::<Sm90_128x128x64S6Pp>(),
-        parts::<Sm90_128x256x64S4C2>(),
-        parts::<Sm90_128x256x64S4Coop>(),
-        parts::<Sm90_128x192x64S4Pp>(),
-        parts::<Sm90_128x256x64S3St>(),
-        parts::<Sm90_128x256x64S4St2>(),
-    ];
-    let (mut entries, mut checks, mut epi_list) = (Vec::new(), Vec::new(), String::new());
-    for (entry, check, epi) in all {
+    // The tiles with entry points for both majornesses of B, then those for a K-major B only.
+    let (boxed, narrow): (Vec<Parts>, Vec<Parts>) = (
+        vec![
+            parts::<Sm90_128x128x64S6Pp>(),
+            parts::<Sm90_128x256x64S4C2>(),
+            parts::<Sm90_128x256x64S4Coop>(),
+            parts::<Sm90_128x192x64S4Pp>(),
+            parts::<Sm90_128x256x64S3St>(),
+            parts::<Sm90_128x256x64S4St2>(),
+        ],
+        vec![parts::<Sm90_128x96x64S7Coop>()],
+    );
+    let (mut entries, mut checks, mut epi_list, mut b_k_list) =
+        (Vec::new(), Vec::new(), String::new(), String::new());
+    for (entry, check, epi) in boxed {
         entries.push(entry);
         checks.push(check);
         epi_list.extend(epi);
     }
+    for ((body, args), check, _) in narrow {
+        entries.push((body, String::new()));
+        b_k_list += &format!(" \\\n  X({args})");
+        checks.push(check);
+    }
     render_header(GMMA_INCLUDES, "FERROCUTE_SM90_CONFIGS", &entries, &checks)
+        + &format!("\n#define FERROCUTE_SM90_B_K_CONFIGS(X){b_k_list}\n")
         + &format!("\n#define FERROCUTE_SM90_EPI_CONFIGS(X){epi_list}\n")
 }

@@ -57,10 +57,14 @@ struct Derived {
   // Without the staged epilogue each warpgroup's staging holds the TMA epilogue's ring of
   // boxes and starts at a 1024-byte boundary (the 128-byte swizzle repeats every 1024 bytes).
   static constexpr int kRingFloats = kTmaRingBoxes * kTmaBoxBytes / 4;
+  // Whether D can go out in whole 64-column boxes (the TMA and 16-bit fast epilogues). A
+  // narrower tile (BN a multiple of 16 only) takes the general epilogue and needs no ring.
+  static constexpr bool kBoxes = BN % 64 == 0;
   static constexpr int kEpiFloats =
       (kStaged && kPartFloats > EpiN * kEpiLd)
           ? kPartFloats
-          : ((EpiN * kEpiLd > kRingFloats ? EpiN * kEpiLd : kRingFloats) + 255) / 256 * 256;
+          : ((EpiN * kEpiLd > kRingFloats || !kBoxes ? EpiN * kEpiLd : kRingFloats) + 255) /
+                256 * 256;
 };
 
 template <class Cfg>

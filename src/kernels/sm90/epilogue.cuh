@@ -177,16 +177,25 @@ __device__ __forceinline__ void staged_rows8(float (&v)[8], const float* stg, in
   v[4] = hi.x; v[5] = hi.y; v[6] = hi.z; v[7] = hi.w;
 }
 
+// Item `item` of a chunk of EpiN columns by 8 runs of 8 rows: (run, column). For an
+// M-major D the 8 runs of a column go to consecutive threads (16-byte stores into one
+// line); for an N-major D the columns do, so that each of a thread's 8 row stores meets
+// its neighbours' in one line.
+template <int EpiN>
+__device__ __forceinline__ int2 staged_item(int item, bool n_major) {
+  return n_major ? make_int2(item / EpiN, item % EpiN) : make_int2(item % 8, item / 8);
+}
+
 // The fused epilogue's stores of one chunk of a warpgroup's staging (EpiN columns of D from
 // n0, 64 rows from m_base), its items in a rolled loop.
-template <int EpiN, class Out>
+template <int EpiN, bool NMajorD, class Out>
 __device__ __forceinline__ void store_chunk_fused(const float* stg, int wtid, int m_base, int n0,
                                                   int64_t l, GemmParams const& p, bool d_vec,
                                                   bool c_vec) {
 #pragma unroll 1
   for (int it = 0; it < (8 * EpiN) / 128; ++it) {
-    const int item = wtid + 128 * it;
-    const int mb = item % 8, col = item / 8;
+    const int2 at = staged_item<EpiN>(wtid + 128 * it, NMajorD && p.d_n_major);
+    const int mb = at.x, col = at.y;
     const int gm = m_base + mb * 8, gn = n0 + col;
     if (gn >= p.n || gm >= p.m) continue;
     if (p.gated == 1 && col % 2 != 0) continue;   // the pair's up: stored with its gate
@@ -231,12 +240,13 @@ __device__ __forceinline__ void stage_chunk_at(int c, Frag const& acc, float* st
 // ---------------------------------------------------------------------------------
 // Epilogue of one 64-row slab (one m64nBNk16 accumulator fragment, BN/2 floats per thread)
 // of one consumer warpgroup: registers -> padded smem staging (EpiN columns at a time) ->
-// 16-byte global stores of 8 consecutive rows (D is column-major, M unit stride).
+// 16-byte global stores of 8 consecutive rows (D column-major, M unit stride), or for an
+// N-major D (narrow tiles only, see gemm_kernel) one store a value, a warp's along a row.
 // Uses named barrier bar_id over the 128 threads of the warpgroup.
 // ---------------------------------------------------------------------------------
 template <int BN, int EpiN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int bar_id, int wtid,
-                                                int m_base, int n_base, int64_t l,
+                                                int m_base, int n_base, int skip, int64_t l,
                                                 GemmParams const& p, bool d_vec, bool c_vec) {
   const int M = p.m, N = p.n;
   const int lane = wtid % 32, wwarp = wtid / 32;
@@ -244,36 +254,43 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
   //   row = 16*warp + lane/4 + 8*v1,  col = 8*j + 2*(lane%4) + v0
   const int frag_row = 16 * wwarp + lane / 4;
   const int frag_col = 2 * (lane % 4);
+  // Only the narrow tiles write an N-major D (the others trap on it): their code alone.
+  constexpr bool kNMajorD = BN % 64 != 0;
+  const bool n_major = kNMajorD && p.d_n_major;
   if (epi_active(p)) {
     // The fused epilogue: a run-time loop over the chunks, so that its stores are in the
     // kernel once per slab site rather than once per chunk.
 #pragma unroll 1
-    for (int c = 0; c < BN / EpiN; ++c) {
+    for (int c = skip / EpiN; c < BN / EpiN; ++c) {
       stage_chunk_at<0, BN / EpiN, EpiN>(c, acc, stg, frag_row, frag_col);
       named_bar_sync(bar_id, 128);
-      store_chunk_fused<EpiN, Out>(stg, wtid, m_base, n_base + c * EpiN, l, p, d_vec, c_vec);
+      store_chunk_fused<EpiN, kNMajorD, Out>(stg, wtid, m_base, n_base + c * EpiN, l, p, d_vec,
+                                             c_vec);
       named_bar_sync(bar_id, 128);
     }
     return;
   }
   CUTE_UNROLL
   for (int c = 0; c < BN / EpiN; ++c) {
+    if (c * EpiN < skip) continue;
     stage_chunk<EpiN>(acc, stg, c, frag_row, frag_col);   // c is a constant once unrolled
     named_bar_sync(bar_id, 128);
     // staging -> global, 8 consecutive rows (M, unit stride in D) per access
     CUTE_UNROLL
     for (int it = 0; it < (8 * EpiN) / 128; ++it) {
-      const int item = wtid + 128 * it;
-      const int mb = item % 8;
-      const int col = item / 8;
+      const int2 at = staged_item<EpiN>(wtid + 128 * it, n_major);
+      const int mb = at.x, col = at.y;
       const int gm = m_base + mb * 8;
       const int gn = n_base + c * EpiN + col;
       if (gn < N && gm < M) {
         float v[8];
         staged_rows8(v, stg, col, mb);
-        store_rows8<Out>(v, gm, gn, l * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
-                         l * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec, c_vec,
-                         false);
+        if (n_major)
+          store_rows8_n_major<Out>(v, gm, gn, l, p, false);
+        else
+          store_rows8<Out>(v, gm, gn, l * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
+                           l * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec, c_vec,
+                           false);
       }
     }
     named_bar_sync(bar_id, 128);
@@ -376,7 +393,7 @@ __device__ __forceinline__ uint32_t staged_rows8(uint32_t base, int slice, int j
 // bandwidth, BENCHMARKS.md).
 template <int BN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* wg_buf, int bar_id,
-                                                      int wtid, int m_base, int n_base,
+                                                      int wtid, int m_base, int n_base, int skip,
                                                       int64_t l, GemmParams const& p) {
   static_assert(sizeof(Out) == 2, "16-bit D only");
   constexpr int kCols = 64;   // columns per pass through the warps' 2 KiB slices
@@ -386,6 +403,7 @@ __device__ __forceinline__ void epilogue_rows64_16bit(Frag const& acc, uint8_t* 
   Out* dcol = reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d;
   CUTE_UNROLL
   for (int c = 0; c < BN / kCols; ++c) {
+    if (c * kCols < skip) continue;
     named_bar_sync(bar_id, 128);   // the last pass's pieces have been read
     stmatrix_cols<kCols / 16, 512, Out>(
         acc, c * (kCols / 16), slice_lane_addr(sbase + wwarp * kWarpSliceBytes, lane), p.alpha);
@@ -442,31 +460,38 @@ __device__ __forceinline__ bool fast_epilogue(GemmParams const& p, bool d_vec) {
 }
 
 // One 64-row slab through the TMA epilogue or the fast epilogue where they apply, else the
-// general one (tma_epilogue_fused takes the fused launches that can go by TMA). The TMA epilogue takes `stg` (1024-byte aligned) as a ring of kTmaRingBoxes
-// boxes, one per 64 columns; `pass` counts the boxes this warpgroup has stored.
+// general one (tma_epilogue_fused takes the fused launches that can go by TMA). The TMA
+// epilogue takes `stg` (1024-byte aligned) as a ring of kTmaRingBoxes boxes, one per 64
+// columns; `pass` counts the boxes this warpgroup has stored. The first `skip` columns (0 or
+// 64: a shifted last tile of N, see gemm_kernel) are the tile before's and are not stored.
 template <int BN, int EpiN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int bar_id, int wtid,
-                                              int m_base, int n_base, int64_t l,
+                                              int m_base, int n_base, int skip, int64_t l,
                                               GemmParams const& p, bool fast, bool tma_epi,
                                               bool d_vec, bool c_vec, CUtensorMap const* tma_d,
                                               uint32_t& pass) {
-  if constexpr (sizeof(Out) == 2) {
+  if constexpr (sizeof(Out) == 2 && BN % 64 == 0) {
     if (tma_epi) {
       CUTE_UNROLL
-      for (int c = 0; c < BN / 64; ++c, ++pass)
+      for (int c = 0; c < BN / 64; ++c) {
+        if (64 * c < skip) continue;
+        // The ring slot turns only with a store: the one skipped leaves no group in flight.
         tma_epilogue_pass<64, kTmaRingBoxes - 1, Out>(
             acc, 4 * c,
             reinterpret_cast<uint8_t*>(stg) + (pass % kTmaRingBoxes) * kTmaBoxBytes, bar_id,
             wtid, m_base, n_base + 64 * c, int(l), p.alpha, tma_d);
+        ++pass;
+      }
       return;
     }
     if (fast) {
       epilogue_rows64_16bit<BN, Out>(acc, reinterpret_cast<uint8_t*>(stg), bar_id, wtid, m_base,
-                                     n_base, l, p);
+                                     n_base, skip, l, p);
       return;
     }
   }
-  epilogue_rows64<BN, EpiN, Out>(acc, stg, bar_id, wtid, m_base, n_base, l, p, d_vec, c_vec);
+  epilogue_rows64<BN, EpiN, Out>(acc, stg, bar_id, wtid, m_base, n_base, skip, l, p, d_vec,
+                                 c_vec);
 }
 
 }  // namespace sm90

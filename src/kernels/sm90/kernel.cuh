@@ -52,16 +52,23 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   static_assert(!kPingpong || BM == 64 || BM == 128, "pingpong schedule: BM must be 64 or 128");
   static_assert(!kPingpong || BM * BN <= 128 * 192 || (BM == 64 && BN <= 256),
                 "pingpong: one warpgroup holds the whole BMxBN accumulator (<= 192 regs/thread)");
-  static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "BN must be 64..256, multiple of 64");
+  // BN a multiple of 64: D goes out in 64-column boxes (TMA, 16-bit fast epilogue). A
+  // narrower multiple of 16 (tiles sized so that a problem's tiles fill one wave) takes the
+  // general epilogue, which also writes an N-major D; its B must be K-major (the MN-major
+  // atom spans 64 rows).
+  constexpr bool kBoxes = D::kBoxes;
+  static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "BN must be 16..256, multiple of 16");
+  static_assert(kBoxes || (BKMajor && !Epi && !kStaged),
+                "a BN of no whole 64-column boxes: K-major B, unbuffered, no _epi entries");
   static_assert(BK % 64 == 0, "BK must be a multiple of 64");
   static_assert(EpiN % 8 == 0 && BN % EpiN == 0 && (8 * EpiN) % 128 == 0, "bad EpiN");
   static_assert((CM == 1 || CM == 2) && size(typename Cfg::ClusterShape{}) == CM,
                 "cluster (1,1,1) or (2,1,1) only");
   check_gmma_atoms<Cfg, In>();
-  static_assert(D::kEpiFloats * 4 >= 4 * kWarpSliceBytes && (D::kEpiFloats * 4) % 16 == 0,
+  static_assert(!kBoxes || (D::kEpiFloats * 4 >= 4 * kWarpSliceBytes && (D::kEpiFloats * 4) % 16 == 0),
                 "the epilogue staging must hold the fast epilogue's 4 warp slices");
   static_assert(kStaged ? (D::kEpiFloats * 2 * 4 >= BM * BN * 2 / kParts)
-                        : (D::kEpiFloats * 4 >= kTmaRingBoxes * kTmaBoxBytes &&
+                        : ((!kBoxes || D::kEpiFloats * 4 >= kTmaRingBoxes * kTmaBoxBytes) &&
                    (D::kEpiFloats * 4) % 1024 == 0),
                 "the TMA epilogue's staging: whole 1024-byte aligned boxes");
 
@@ -80,11 +87,11 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   constexpr int kConsumerWarps = 8, kStorerWarps = 3;
   const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
   const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
-  const bool fast = !Epi && fast_epilogue<Out>(p, d_vec);
+  const bool fast = kBoxes && !Epi && fast_epilogue<Out>(p, d_vec);
   const bool tma_epi = tma_epilogue(p, fast);
   // The staged schedule's buffer is not laid out as the TMA ring: its fused launches take
   // the general epilogue.
-  const bool tma_fused = !kStaged && tma_fused_epilogue<Out, Epi>(p, d_vec);
+  const bool tma_fused = kBoxes && !kStaged && tma_fused_epilogue<Out, Epi>(p, d_vec);
 
   SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
   // Staged epilogue: (kPartN columns x 32 B) + kSlicePad per consumer warp
@@ -100,7 +107,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
   if (tid == 0) {
     if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(smem_bytes<Cfg>()) ||
-        (CM > 1 && cluster_nctarank() != uint32_t(CM)) || p.d_n_major)
+        (CM > 1 && cluster_nctarank() != uint32_t(CM)) || (kBoxes && p.d_n_major))
       __trap();
     for (int s = 0; s < S; ++s) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
@@ -141,6 +148,23 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(p.workspace) +
                                     tail_counter_bytes(gridDim.x) + int64_t(part) * (BM * BN * 4));
   };
+  // A last tile of M with 64 or more rows past M loads its A box 64 rows earlier, inside M:
+  // TMA's zero fill of rows past the tensor cost time in proportion to their count (ncu:
+  // 192 rows on the 128x96 tile took 1.2x the time of 256). Its first 64 rows belong to the
+  // tile before, so that slab is not stored (no row is written twice, so D may alias C).
+  // Not with the staged epilogue (its storers take whole tiles), nor where a pingpong
+  // warpgroup stores both slabs of a fused epilogue by TMA at once, nor on the 128x192
+  // pingpong tile (192 accumulators a thread: the bookkeeping spilled 730 more bytes).
+  const bool shift_ok =
+      !kStaged && BM == 128 && !(kPingpong && (BN > 128 || tma_fused));
+  auto row_shift = [&](int tm) {
+    return (shift_ok && tm > 0 && (tm + 1) * BM - M >= 64) ? 64 : 0;
+  };
+  // The same along N for B (y = x·Wᵀ row-major runs with the tokens on N), where the
+  // epilogue can leave out whole 64-column boxes: not the fused one by TMA.
+  auto col_shift = [&](int tn) {
+    return (shift_ok && !tma_fused && tn > 0 && (tn + 1) * BN - N >= 64) ? 64 : 0;
+  };
   const int group = (Cfg::RasterGroup + CM - 1) / CM;
   auto tile_of = [&](int unit) {
     TileCoord tc = tile_coord(unit, units_m, tiles_n, group);
@@ -179,9 +203,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
                                                                          D::kStageBytes);
           tma_load_operand<AKMajor, BM, BK>(tma_a, &ss.full[stage], ss.a + stage * D::kABytes,
-                                            kt * BK, tc.m * BM, tc.l);
+                                            kt * BK, tc.m * BM - row_shift(tc.m), tc.l);
           tma_load_operand<BKMajor, BN, BK, CM>(tma_b, &ss.full[stage],
-                                                ss.b + stage * D::kBBytes, kt * BK, tc.n * BN,
+                                                ss.b + stage * D::kBBytes, kt * BK,
+                                                tc.n * BN - col_shift(tc.n),
                                                 tc.l, rank, uint16_t((1u << CM) - 1));
           if (++stage == S) { stage = 0; phase ^= 1; }
         }
@@ -253,6 +278,11 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                                    kTailBarrier))
           continue;
       }
+      // A shifted tile's first slab (row_shift) or box of columns (col_shift) is the tile
+      // before's; m0, n0: this slab's first row and column.
+      const int shift = row_shift(tc.m), cshift = col_shift(tc.n);
+      if (cwg * 64 < shift) continue;
+      const int m0 = tc.m * BM - shift + cwg * 64, n0 = tc.n * BN - cshift;
       if constexpr (kStaged && sizeof(Out) == 2) {
         if (tma_epi) {
           // Each warpgroup stages its 64 rows of a part at once and stores them by TMA; the
@@ -261,7 +291,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           for (int part = 0; part < kParts; ++part)
             tma_epilogue_pass<kPartN, 0, Out>(accum, part * (kPartN / 16),
                                            staged_bytes + cwg * (64 * kPartN * 2), 1 + cwg, wtid,
-                                           tc.m * BM + cwg * 64, tc.n * BN + part * kPartN, tc.l,
+                                           m0, tc.n * BN + part * kPartN, tc.l,
                                            p.alpha, tma_d);
           continue;
         }
@@ -280,15 +310,15 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           continue;
         }
       }
-      if constexpr (sizeof(Out) == 2) {
+      if constexpr (sizeof(Out) == 2 && kBoxes) {
         if (tma_fused) {
           tma_epilogue_fused<1, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg), 1 + cwg,
-                                              wtid, tc.m * BM + cwg * 64, tc.n * BN, tc.l,
+                                              wtid, m0, tc.n * BN, tc.l,
                                               epi_args(p), tma_d, epi_pass);
           continue;
         }
       }
-      epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, tc.m * BM + cwg * 64, tc.n * BN,
+      epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, m0, n0, cshift,
                                    int64_t(tc.l), p, fast, tma_epi, d_vec, c_vec, tma_d,
                                    epi_pass);
     }
@@ -360,7 +390,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           continue;
       }
 
-      if constexpr (sizeof(Out) == 2) {
+      if constexpr (sizeof(Out) == 2 && kBoxes) {
         if (tma_fused) {   // both slabs from one site: the epilogue's code once in the kernel
           tma_epilogue_fused<BM / 64, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg),
                                                     1 + cwg, wtid, tc.m * BM, tc.n * BN, tc.l,
@@ -368,10 +398,14 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           continue;
         }
       }
+      // The slabs and columns before a shifted tile's are the tile before's.
+      const int shift = row_shift(tc.m), cshift = col_shift(tc.n);
       CUTE_UNROLL
       for (int mi = 0; mi < BM / 64; ++mi) {
+        if (mi * 64 < shift) continue;
         epilogue_slab<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
-                                     tc.m * BM + mi * 64, tc.n * BN, int64_t(tc.l), p, fast,
+                                     tc.m * BM - shift + mi * 64, tc.n * BN - cshift, cshift,
+                                     int64_t(tc.l), p, fast,
                                      tma_epi, d_vec, c_vec, tma_d, epi_pass);
       }
     }

@@ -28,12 +28,22 @@ using namespace cute;
 // Smem layout (Rows, BK, S) of one operand. K-major: atoms stacked along Rows first (each
 // TMA box {64, Rows} covers one 64-wide K slab = Rows*64 contiguous elements). MN-major:
 // atoms stacked along K first (each TMA box {64, BK} covers one 64-wide M/N slab).
+// One specialization per majorness, so that only the one used is formed (a K-major-only
+// tile's Rows need not be a multiple of the MN-major atom's 64).
 template <class Cfg, bool KMajor, int Rows, int BK, int S>
-using OperandSmem = decltype(conditional_return<KMajor>(
-    tile_to_shape(typename Cfg::SmemLayoutAtomK{}, make_shape(Int<Rows>{}, Int<BK>{}, Int<S>{}),
-                  Step<_1, _2, _3>{}),
-    tile_to_shape(typename Cfg::SmemLayoutAtomMN{}, make_shape(Int<Rows>{}, Int<BK>{}, Int<S>{}),
-                  Step<_2, _1, _3>{})));
+struct OperandSmemOf {
+  using type = decltype(tile_to_shape(typename Cfg::SmemLayoutAtomK{},
+                                      make_shape(Int<Rows>{}, Int<BK>{}, Int<S>{}),
+                                      Step<_1, _2, _3>{}));
+};
+template <class Cfg, int Rows, int BK, int S>
+struct OperandSmemOf<Cfg, false, Rows, BK, S> {
+  using type = decltype(tile_to_shape(typename Cfg::SmemLayoutAtomMN{},
+                                      make_shape(Int<Rows>{}, Int<BK>{}, Int<S>{}),
+                                      Step<_2, _1, _3>{}));
+};
+template <class Cfg, bool KMajor, int Rows, int BK, int S>
+using OperandSmem = typename OperandSmemOf<Cfg, KMajor, Rows, BK, S>::type;
 
 // Both Hopper kernels take the 128B-swizzle GMMA atoms only: the tensor-map contract fixes
 // CU_TENSOR_MAP_SWIZZLE_128B.
