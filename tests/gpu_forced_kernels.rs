@@ -111,9 +111,10 @@ fn forced_kernel_child(kernel: &str) {
     // (m, n, k, batch): one tile; an odd number of M tiles (a cluster's second tile lies past
     // M); edges in every mode, including rows that end inside an 8-row store; batches; more
     // 128x256 tiles than SMs (155, 153 and 153), so CTAs loop over several tiles, with one
-    // k-tile and with several; last tiles of 128 rows with 64 or more past M (129, 180 in 3
-    // batches, 3900, 2100), whose A box starts 64 rows early and whose first slab is the
-    // tile before's. Even cases have a bf16 D: M % 8 == 0 (384, 2104, 96 in 2
+    // k-tile and with several; last tiles of 128 rows or columns with 64 or more past M or N
+    // (M = 129, 180 in 3 batches, 3900, 2100, 2104 with the TMA store; N = 130, 2100, 200),
+    // whose A (B) box starts 64 rows early and whose first 64 rows (columns) are the tile
+    // before's. Even cases have a bf16 D: M % 8 == 0 (384, 2104, 96 in 2
     // batches) takes the TMA epilogue, M = 7 and 3900 the 16-byte stores.
     let cases = [
         (7, 9, 64, 1),

@@ -431,9 +431,10 @@ fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
 
 /// The plan a problem runs as, and its kernel: `plan`, or where it has at most 256 columns
 /// and more rows than columns (`y = x W^T` with a row-major `y` of few rows is planned as
-/// `y^T`, the weight on A), its [`Plan::transposed`] when that runs on a small-M kernel,
-/// which write a D of either order. The weight then streams through the kernels built for
-/// it, as it does with a column-major `y`.
+/// `y^T`, the weight on A), its [`Plan::transposed`] when that runs on a kernel that writes
+/// a D of either order ([`KernelConfig::n_major_d`]: the small-M kernels and the narrow
+/// tiles). The weight then streams through the kernels built for it, as it does with a
+/// column-major `y`.
 fn oriented(
     plan: Plan,
     cc: (i32, i32),

@@ -610,8 +610,13 @@ impl Gemm {
             };
             let td = (cfg.path == LaunchPath::TensorMapsAndD)
                 .then(|| match TO::TMA_DTYPE {
-                    // An N-major D (a narrow tile's transposed plan) never goes by TMA.
-                    Some(dtype) if !p.d_n_major && p.d.fast_aligned(8, 8, p.batch > 1) => {
+                    // The narrow tiles (no whole 64-column boxes) never store D by TMA, nor
+                    // does any kernel an N-major D.
+                    Some(dtype)
+                        if cfg.tile_n % 64 == 0
+                            && !p.d_n_major
+                            && p.d.fast_aligned(8, 8, p.batch > 1) =>
+                    {
                         launch::tensor_map(&operand(&p.d, dtype, d_dims, d_boxes))
                     }
                     _ => Ok(launch::zeroed_tensor_map()),
