@@ -108,12 +108,6 @@ fn epi_tma_cases() -> [EpiCase; 4] {
     ]
 }
 
-/// Whether `cfg` may store D by TMA: the persistent tiles but the narrow ones (64-column
-/// boxes of D; `NARROW_KERNELS`).
-fn stores_by_tma(cfg: &registry::KernelConfig) -> bool {
-    cfg.path == registry::LaunchPath::TensorMapsAndD && cfg.tile_n.is_multiple_of(64)
-}
-
 fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
     let g = hopper();
     let mut rng = Rng(seed);
@@ -179,7 +173,7 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
                 cases += 1;
             }
         }
-        if std::mem::size_of::<TO>() == 2 && stores_by_tma(cfg) {
+        if std::mem::size_of::<TO>() == 2 && cfg.may_store_d_by_tma() {
             for cs in epi_tma_cases() {
                 let ran = run_epi::<TI, TO>(&forced, &mut rng, &cs);
                 if let Some(form) =
@@ -201,7 +195,7 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
         }
         // The persistent tiles' fused TMA store (not the staged schedule's) ran somewhere,
         // in each of its forms.
-        if std::mem::size_of::<TO>() == 2 && stores_by_tma(cfg) && !cfg.name.contains("_st") {
+        if std::mem::size_of::<TO>() == 2 && cfg.may_store_d_by_tma() && !cfg.name.contains("_st") {
             for form in ["unrolled", "rolled", "gated"] {
                 assert!(
                     tma_covered.contains(&(cfg.name, form)),

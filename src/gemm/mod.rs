@@ -610,10 +610,9 @@ impl Gemm {
             };
             let td = (cfg.path == LaunchPath::TensorMapsAndD)
                 .then(|| match TO::TMA_DTYPE {
-                    // The narrow tiles (no whole 64-column boxes) never store D by TMA, nor
-                    // does any kernel an N-major D.
+                    // No kernel stores an N-major D by TMA.
                     Some(dtype)
-                        if cfg.tile_n % 64 == 0
+                        if cfg.may_store_d_by_tma()
                             && !p.d_n_major
                             && p.d.fast_aligned(8, 8, p.batch > 1) =>
                     {

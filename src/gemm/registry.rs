@@ -113,6 +113,21 @@ pub struct KernelConfig {
     pub fused_entries: FusedEntries,
 }
 
+impl KernelConfig {
+    /// Whether the kernel may store D by TMA (in 64-column boxes of its tensor map for D):
+    /// the persistent Hopper tiles but the narrow ones (`Sm90Config::BOXES`), which take the
+    /// general epilogue. The host encodes D's map only for these.
+    ///
+    /// ```
+    /// use ferrocute::gemm::registry::{FAST_KERNELS, NARROW_KERNELS, SIMPLE_KERNEL};
+    /// assert!(FAST_KERNELS[0].may_store_d_by_tma());
+    /// assert!(!NARROW_KERNELS[0].may_store_d_by_tma() && !SIMPLE_KERNEL.may_store_d_by_tma());
+    /// ```
+    pub const fn may_store_d_by_tma(&self) -> bool {
+        matches!(self.path, LaunchPath::TensorMapsAndD) && self.tile_n.is_multiple_of(64)
+    }
+}
+
 /// The `_epi` entry points a kernel has ([`KernelConfig::fused_entries`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FusedEntries {
