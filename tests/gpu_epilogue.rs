@@ -81,8 +81,9 @@ fn tma_store_form<TO>(cs: &EpiCase, ran: &str) -> Option<&'static str> {
 /// runs them whatever the random cases drew: SwiGLU with a row-major C (gated along the
 /// kernel's M, computed swapped; C's 128 columns a multiple of 8) and a column-major one
 /// (along N; 200 rows), GELU's tanh form unrolled, and with a scale the rolled loop; a bias
-/// along either axis.
-fn epi_tma_cases() -> [EpiCase; 4] {
+/// along either axis. Then each form again with the kernel's N = 300, whose last tile of
+/// 128 or 256 columns loads B inside N and leaves its first box unstored (`col_shift`).
+fn epi_tma_cases() -> [EpiCase; 8] {
     let case = |m, n, lc, bias, act| EpiCase {
         m,
         n,
@@ -104,6 +105,13 @@ fn epi_tma_cases() -> [EpiCase; 4] {
         EpiCase {
             scale: Some((Along::Cols, ScaleAt::Output)),
             ..case(136, 200, Order::ColMajor, Along::Rows, Activation::Silu)
+        },
+        case(144, 300, Order::ColMajor, Along::Cols, Activation::GeluTanh),
+        case(200, 300, Order::ColMajor, Along::Rows, Activation::SwiGlu),
+        case(300, 144, Order::RowMajor, Along::Cols, Activation::SwiGlu),
+        EpiCase {
+            scale: Some((Along::Rows, ScaleAt::Output)),
+            ..case(144, 300, Order::ColMajor, Along::Cols, Activation::Silu)
         },
     ]
 }
@@ -359,7 +367,8 @@ fn special_values<TO: OutputElem + Host>(g: &Gemm, m: usize, kernel: Option<&str
 }
 
 /// One plain-epilogue and one gated case per kernel family, small enough for
-/// compute-sanitizer (memcheck, racecheck, synccheck).
+/// compute-sanitizer (memcheck, racecheck, synccheck); 304 columns, so that the persistent
+/// tiles' last tile of N (of a column-major C) loads B inside N and skips its first box.
 #[test]
 #[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
 fn gpu_epilogue_small() {
@@ -398,7 +407,7 @@ fn gpu_epilogue_small() {
             };
             let cs = EpiCase {
                 m,
-                n: 144,
+                n: 304,
                 k: 72,
                 la: Order::RowMajor,
                 lb: Order::ColMajor,

@@ -2,14 +2,22 @@
 // Build: nvcc -gencode=arch=compute_90a,code=compute_90a --ptx -O3 -DNDEBUG --expt-relaxed-constexpr
 //        -std=c++17 -I<cutlass>/include -I src/kernels
 //        [-DFERROCUTE_SM90_CONFIG_HEADER='"my_configs.h"'] src/kernels/sm90_gemm.cu
-// The config header must define FERROCUTE_SM90_CONFIGS(X) calling X(cfgname, CfgType) per config,
-// FERROCUTE_SM90_B_K_CONFIGS(X) the same for those that take a K-major B only (BN not a
-// multiple of 64), and FERROCUTE_SM90_EPI_CONFIGS(X) for those with `_epi` entry points.
+// The config header must define FERROCUTE_SM90_CONFIGS(X) calling X(cfgname, CfgType) per config;
+// it may define FERROCUTE_SM90_B_K_CONFIGS(X), the same for those that take a K-major B only
+// (BN not a multiple of 64), and FERROCUTE_SM90_EPI_CONFIGS(X) for those with `_epi` entry
+// points (each empty where it does not).
 // Optional narrowing (each defaults to all): FERROCUTE_SM90_ONLY_KK (am=k,bm=k only),
 // FERROCUTE_SM90_ONLY_BF16 (in=bf16, out=bf16 only).
 #include "sm90_gemm.cuh"
 
 #include FERROCUTE_SM90_CONFIG_HEADER
+
+#ifndef FERROCUTE_SM90_B_K_CONFIGS
+#define FERROCUTE_SM90_B_K_CONFIGS(X)
+#endif
+#ifndef FERROCUTE_SM90_EPI_CONFIGS
+#define FERROCUTE_SM90_EPI_CONFIGS(X)
+#endif
 
 #if defined(FERROCUTE_SM90_ONLY_BF16)
 #define FERROCUTE_SM90_TYPES(name, Cfg, am, bm) FERROCUTE_SM90_DEFINE(name, Cfg, am, bm, bf16, bf16)

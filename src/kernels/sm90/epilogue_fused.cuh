@@ -123,9 +123,9 @@ __device__ __forceinline__ bool epi_unrolled(EpiArgs const& e) {
 // between the unrolled values made ptxas spill the fragment.
 template <int Slabs, int BN, bool AlongM, class Out, class Frag>
 __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int bar_id,
-                                                   int wtid, int m_base, int n_base, int l,
-                                                   EpiArgs const& e, CUtensorMap const* tma_d,
-                                                   uint32_t& pass) {
+                                                   int wtid, int m_base, int n_base, int skip,
+                                                   int l, EpiArgs const& e,
+                                                   CUtensorMap const* tma_d, uint32_t& pass) {
   constexpr int G = BN / 16;   // groups a slab
   const int lane = wtid % 32, warp = wtid / 32;
   const bool odd = (lane / 4) % 2 != 0;   // along M: the lane holds its pairs' up rows
@@ -133,10 +133,11 @@ __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int
   for (int s = 0; s < Slabs; ++s) {
     const EpiRows rows = epi_rows(e, m_base + 64 * s + 16 * warp + lane / 4);
     CUTE_UNROLL
-    for (int c = 0; c < BN / 64; ++c, ++pass) {
+    for (int c = 0; c < BN / 64; ++c) {
+      if (c < skip) continue;
       const int q0 = G * s + 4 * c;
       epi_box_pre(acc, q0, n_base + 64 * c + 2 * (lane % 4), rows.bias, e);
-      uint8_t* const buf = ring + (pass % kTmaRingBoxes) * kTmaBoxBytes;
+      uint8_t* const buf = ring + (pass++ % kTmaRingBoxes) * kTmaBoxBytes;
       if (wtid == 0) tma_store_wait<kTmaRingBoxes - 1>();
       named_bar_sync(bar_id, 128);   // buf is free
       const uint32_t base = cast_smem_ptr_to_uint(buf);
@@ -182,7 +183,8 @@ __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int
 // The TMA epilogue of a warpgroup's Slabs 64-row slabs (its whole accumulator) with the
 // fused epilogue applied in registers (beta == 0), 64 columns a box as
 // tma_epilogue_pass, D leaving by the plain path's asynchronous TMA stores, which overlap
-// the next tile's main loop. In the `_epi` entry points (Epi), SwiGLU goes by
+// the next tile's main loop. The first `skip` boxes of each slab are left out (a last tile
+// of N loaded inside N: the tile before's columns); `pass` counts the boxes stored. In the `_epi` entry points (Epi), SwiGLU goes by
 // tma_epilogue_gated and the epilogues without a scale other than GELU's erf form unrolled
 // (epi_box_pre over every box, then epi_box_act and the plain pass's store a box at a
 // time). Otherwise slabs, boxes and 16-column groups go in rolled loops, each group copied
@@ -190,19 +192,19 @@ __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int
 // kernel once.
 template <int Slabs, int BN, class Out, bool Epi, class Frag>
 __device__ __forceinline__ void tma_epilogue_fused(Frag& acc, uint8_t* ring, int bar_id,
-                                                   int wtid, int m_base, int n_base, int l,
-                                                   EpiArgs const& e, CUtensorMap const* tma_d,
-                                                   uint32_t& pass) {
+                                                   int wtid, int m_base, int n_base, int skip,
+                                                   int l, EpiArgs const& e,
+                                                   CUtensorMap const* tma_d, uint32_t& pass) {
   constexpr int G = BN / 16;   // groups a slab
   if constexpr (Epi) {
     if (e.gated == 2) {
-      tma_epilogue_gated<Slabs, BN, true, Out>(acc, ring, bar_id, wtid, m_base, n_base, l, e,
-                                               tma_d, pass);
+      tma_epilogue_gated<Slabs, BN, true, Out>(acc, ring, bar_id, wtid, m_base, n_base, skip, l,
+                                               e, tma_d, pass);
       return;
     }
     if (e.gated == 1) {
-      tma_epilogue_gated<Slabs, BN, false, Out>(acc, ring, bar_id, wtid, m_base, n_base, l, e,
-                                                tma_d, pass);
+      tma_epilogue_gated<Slabs, BN, false, Out>(acc, ring, bar_id, wtid, m_base, n_base, skip,
+                                                l, e, tma_d, pass);
       return;
     }
     if (epi_unrolled(e)) {
@@ -212,15 +214,17 @@ __device__ __forceinline__ void tma_epilogue_fused(Frag& acc, uint8_t* ring, int
         const EpiRows rows = epi_rows(e, m_base + 64 * s + 16 * (wtid / 32) + lane / 4);
         CUTE_UNROLL
         for (int c = 0; c < BN / 64; ++c)
-          epi_box_pre(acc, G * s + 4 * c, n_base + 64 * c + 2 * (lane % 4), rows.bias, e);
+          if (c >= skip)
+            epi_box_pre(acc, G * s + 4 * c, n_base + 64 * c + 2 * (lane % 4), rows.bias, e);
       }
       CUTE_UNROLL
       for (int s = 0; s < Slabs; ++s) {
         CUTE_UNROLL
-        for (int c = 0; c < BN / 64; ++c, ++pass) {
+        for (int c = 0; c < BN / 64; ++c) {
+          if (c < skip) continue;
           epi_box_act(acc, G * s + 4 * c, e);
           tma_epilogue_pass<64, kTmaRingBoxes - 1, Out>(
-              acc, G * s + 4 * c, ring + (pass % kTmaRingBoxes) * kTmaBoxBytes, bar_id, wtid,
+              acc, G * s + 4 * c, ring + (pass++ % kTmaRingBoxes) * kTmaBoxBytes, bar_id, wtid,
               m_base + 64 * s, n_base + 64 * c, l, 1.f, tma_d);
         }
       }
@@ -235,8 +239,8 @@ __device__ __forceinline__ void tma_epilogue_fused(Frag& acc, uint8_t* ring, int
     // the vectors along M at the thread's rows of the slab, r0 and r0 + 8
     const EpiRows rows = epi_rows(e, m0 + 16 * warp + lane / 4);
 #pragma unroll 1
-    for (int c = 0; c < BN / 64; ++c, ++pass) {
-      uint8_t* const buf = ring + (pass % kTmaRingBoxes) * kTmaBoxBytes;
+    for (int c = skip; c < BN / 64; ++c) {
+      uint8_t* const buf = ring + (pass++ % kTmaRingBoxes) * kTmaBoxBytes;
       if (wtid == 0) tma_store_wait<kTmaRingBoxes - 1>();
       named_bar_sync(bar_id, 128);   // buf is free
       const uint32_t lane_addr = swizzled_lane_addr(cast_smem_ptr_to_uint(buf), warp, lane);

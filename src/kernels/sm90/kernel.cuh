@@ -152,18 +152,18 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // TMA's zero fill of rows past the tensor cost time in proportion to their count (ncu:
   // 192 rows on the 128x96 tile took 1.2x the time of 256). Its first 64 rows belong to the
   // tile before, so that slab is not stored (no row is written twice, so D may alias C).
-  // Not with the staged epilogue (its storers take whole tiles), nor where a pingpong
-  // warpgroup stores both slabs of a fused epilogue by TMA at once, nor on the 128x192
-  // pingpong tile (192 accumulators a thread: the bookkeeping spilled 730 more bytes).
-  const bool shift_ok =
-      !kStaged && BM == 128 && !(kPingpong && (BN > 128 || tma_fused));
+  // Not with the staged epilogue (its storers take whole tiles), nor on the 128x192
+  // pingpong tile (192 accumulators a thread: the bookkeeping spilled 730 more bytes), nor
+  // along M where a pingpong warpgroup stores both slabs of a fused epilogue by TMA at once.
+  const bool shift_ok = !kStaged && BM == 128 && !(kPingpong && BN > 128);
   auto row_shift = [&](int tm) {
-    return (shift_ok && tm > 0 && (tm + 1) * BM - M >= 64) ? 64 : 0;
+    return (shift_ok && !(kPingpong && tma_fused) && tm > 0 && (tm + 1) * BM - M >= 64) ? 64
+                                                                                        : 0;
   };
-  // The same along N for B (y = x·Wᵀ row-major runs with the tokens on N), where the
-  // epilogue can leave out whole 64-column boxes: not the fused one by TMA.
+  // The same along N for B (y = x·Wᵀ row-major runs with the tokens on N): the epilogues
+  // leave out the first 64-column box.
   auto col_shift = [&](int tn) {
-    return (shift_ok && !tma_fused && tn > 0 && (tn + 1) * BN - N >= 64) ? 64 : 0;
+    return (shift_ok && tn > 0 && (tn + 1) * BN - N >= 64) ? 64 : 0;
   };
   const int group = (Cfg::RasterGroup + CM - 1) / CM;
   auto tile_of = [&](int unit) {
@@ -267,7 +267,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     for (Work w; work.next(w);) {
       const TileCoord tc = tile_of(w.unit);
       if constexpr (Epi)
-        if (tma_fused && ctid == 0) epi_prefetch_bias(epi_args(p), tc.m * BM, tc.n * BN, BM, BN);
+        if (tma_fused && ctid == 0)
+          epi_prefetch_bias(epi_args(p), tc.m * BM - row_shift(tc.m), tc.n * BN - col_shift(tc.n),
+                            BM, BN);
       const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase,
                                     w.ke - w.kb, S, release);
       warpgroup_wait<0>();
@@ -313,8 +315,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       if constexpr (sizeof(Out) == 2 && kBoxes) {
         if (tma_fused) {
           tma_epilogue_fused<1, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg), 1 + cwg,
-                                              wtid, m0, tc.n * BN, tc.l,
-                                              epi_args(p), tma_d, epi_pass);
+                                              wtid, m0, n0, cshift / 64, tc.l, epi_args(p),
+                                              tma_d, epi_pass);
           continue;
         }
       }
@@ -373,7 +375,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       }
       const TileCoord tc = tile_of(w.unit);
       if constexpr (Epi)
-        if (tma_fused && wtid == 0) epi_prefetch_bias(epi_args(p), tc.m * BM, tc.n * BN, BM, BN);
+        if (tma_fused && wtid == 0)
+          epi_prefetch_bias(epi_args(p), tc.m * BM, tc.n * BN - col_shift(tc.n), BM, BN);
 
       cutlass::arch::ClusterBarrier::wait(&ss.order[cwg], order_phase);
       order_phase ^= 1u;
@@ -390,16 +393,17 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           continue;
       }
 
+      // The slabs and columns before a shifted tile's are the tile before's.
+      const int shift = row_shift(tc.m), cshift = col_shift(tc.n);
       if constexpr (sizeof(Out) == 2 && kBoxes) {
         if (tma_fused) {   // both slabs from one site: the epilogue's code once in the kernel
           tma_epilogue_fused<BM / 64, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg),
-                                                    1 + cwg, wtid, tc.m * BM, tc.n * BN, tc.l,
-                                                    epi_args(p), tma_d, epi_pass);
+                                                    1 + cwg, wtid, tc.m * BM, tc.n * BN - cshift,
+                                                    cshift / 64, tc.l, epi_args(p), tma_d,
+                                                    epi_pass);
           continue;
         }
       }
-      // The slabs and columns before a shifted tile's are the tile before's.
-      const int shift = row_shift(tc.m), cshift = col_shift(tc.n);
       CUTE_UNROLL
       for (int mi = 0; mi < BM / 64; ++mi) {
         if (mi * 64 < shift) continue;
