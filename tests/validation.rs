@@ -451,6 +451,30 @@ fn kernel_names() {
     }
 }
 
+/// A weight stored k x n (N-major B) at m <= 16, which the register-streaming kernel does
+/// not read: the 64x128 split-K tile where its tiles fill a quarter of the SMs (K then
+/// split in two where the doubled CTAs still fit), else the 64x64 one.
+#[test]
+fn n_major_decode_takes_the_wide_split_k_tile_from_a_quarter_wave() {
+    for ((m, n, k), tile, splits) in [
+        ((1, 6144, 4096), "64x128x64_s9", 2),
+        ((16, 8192, 28672), "64x128x64_s9", 2),
+        ((1, 4608, 3584), "64x128x64_s9", 2),
+        ((8, 28672, 4096), "64x128x64_s9", 1),
+        ((1, 4096, 4096), "64x64x64_s13", 2),
+        ((16, 3584, 3584), "64x64x64_s13", 2),
+    ] {
+        let mut d = desc(m, n, k);
+        d.b.shape.layout = Order::RowMajor;
+        d.b.shape.ld = n;
+        (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 36, 2 << 36, 3 << 36);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        let what = format!("{m}x{n}x{k}: {} split {}", ds.kernel, ds.cluster);
+        assert!(ds.kernel.contains(&format!("splitk_{tile}_kn_")), "{what}");
+        assert_eq!(ds.cluster, splits, "{what}");
+    }
+}
+
 /// `y = x W^T` with everything row-major (how PyTorch and candle store a linear layer) and
 /// few rows of `x`: planned as `y^T` (the weight on A, the rows on N), it runs as its
 /// transpose on the small-M kernels, writing the row-major `y` in place (`d_n_major`);
