@@ -451,26 +451,39 @@ fn kernel_names() {
     }
 }
 
-/// A weight stored k x n (N-major B) at m <= 16, which the register-streaming kernel does
-/// not read: the 64x128 split-K tile where its tiles fill a quarter of the SMs (K then
-/// split in two where the doubled CTAs still fit), else the 64x64 one.
+/// Up to 64 rows (at m <= 16 a weight stored k x n, N-major, which the register-streaming
+/// kernel does not read) on the split-K tiles: the 64x128 tile where its tiles fill a
+/// quarter of the SMs (K then split in two where the doubled CTAs still fit), else the
+/// 64x64 one; from 17 rows on, the 64x64 tile in clusters along N comes first where its
+/// grid fills one wave (67 to 120 tiles).
 #[test]
-fn n_major_decode_takes_the_wide_split_k_tile_from_a_quarter_wave() {
-    for ((m, n, k), tile, splits) in [
-        ((1, 6144, 4096), "64x128x64_s9", 2),
-        ((16, 8192, 28672), "64x128x64_s9", 2),
-        ((1, 4608, 3584), "64x128x64_s9", 2),
-        ((8, 28672, 4096), "64x128x64_s9", 1),
-        ((1, 4096, 4096), "64x64x64_s13", 2),
-        ((16, 3584, 3584), "64x64x64_s13", 2),
+fn few_rows_take_the_wide_split_k_tile_from_a_quarter_wave() {
+    for ((m, n, k), b_n_major, tile, splits) in [
+        ((1, 6144, 4096), true, "64x128x64_s9", 2),
+        ((16, 8192, 28672), true, "64x128x64_s9", 2),
+        ((1, 4608, 3584), true, "64x128x64_s9", 2),
+        ((8, 28672, 4096), true, "64x128x64_s9", 1),
+        ((1, 4096, 4096), true, "64x64x64_s13", 2),
+        ((16, 3584, 3584), true, "64x64x64_s13", 2),
+        ((32, 8192, 28672), false, "64x128x64_s9", 2),
+        ((64, 8192, 8192), true, "64x128x64_s9", 2),
+        ((64, 10240, 8192), false, "64x128x64_s9", 1),
+        ((32, 4096, 4096), false, "64x64x64_s13", 2),
+        ((32, 6144, 4096), false, "64x64x64_s13_nc4", 4),
     ] {
         let mut d = desc(m, n, k);
-        d.b.shape.layout = Order::RowMajor;
-        d.b.shape.ld = n;
+        if b_n_major {
+            d.b.shape.layout = Order::RowMajor;
+            d.b.shape.ld = n;
+        }
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 36, 2 << 36, 3 << 36);
         let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
         let what = format!("{m}x{n}x{k}: {} split {}", ds.kernel, ds.cluster);
-        assert!(ds.kernel.contains(&format!("splitk_{tile}_kn_")), "{what}");
+        let bm = if b_n_major { 'n' } else { 'k' };
+        assert!(
+            ds.kernel.contains(&format!("splitk_{tile}_k{bm}_")),
+            "{what}"
+        );
         assert_eq!(ds.cluster, splits, "{what}");
     }
 }

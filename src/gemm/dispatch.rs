@@ -87,8 +87,8 @@ fn best_persistent_with(
 /// fits ([`multicast_pick`]). For `m <= 64`,
 /// and `m <= 128` where the preferred fast tile would fill under half the SMs, an eligible
 /// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins (the one 128 rows of N wide where
-/// its tiles fill half the SMs, a quarter at `m <= 16`, else the first); for more rows where
-/// it would fill under a
+/// its tiles fill a quarter of the SMs, half above 64 rows, else the first); for more rows
+/// where it would fill under a
 /// quarter of them (half with `k <= 2048`), the last eligible one. Then, for
 /// `128 < m <= 256` and a K-major B, a narrow persistent tile whose tiles fit in one wave
 /// where that puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
@@ -152,11 +152,11 @@ pub fn select_with(
         let small = if plan.m <= 128 {
             // Of the tiles that hold all of M, the one 128 rows of N wide where its tiles
             // still fill half the SMs (fewer CTAs, each streaming more of B), else the first.
-            // At m <= 16 (a B the register-streaming kernel does not take: N-major) where
-            // they fill a quarter: there it ran as fast as the 64-wide tile with K in half
-            // the parts, or faster (1x6144x4096 TT 27.2 → 23.9 µs, 1x8192x28672 180.8 →
-            // 160.4; BENCHMARKS.md), but slower on weights of 32 such tiles or fewer.
-            let fill = if plan.m <= 16 { 4 } else { 2 };
+            // Up to 64 rows where they fill a quarter: there it ran as fast as the 64-wide
+            // tile with K in half the parts, or faster (1x6144x4096 TT 27.2 → 23.9 µs,
+            // 32x8192x28672 TN 166.5 → 160.7, TT 172.8 → 158.8; BENCHMARKS.md), but slower
+            // on weights of 32 such tiles or fewer.
+            let fill = if plan.m <= 64 { 4 } else { 2 };
             let holds_m = small_m.filter(|c| plan.m as u32 <= c.tile_m);
             holds_m
                 .clone()

@@ -286,9 +286,9 @@ pub fn grid_dims(
 /// [`super::Gemm`] checks the split against the driver's count for the device at hand.
 /// Splitting costs a cluster launch and a reduction through distributed shared memory, so
 /// the 64-row tiles, with half the B bytes per CTA, split up to a full wave of CTAs, the
-/// 128-row tile only up to half a wave, but a full one at `m <= 16`, where it streams B that
-/// the register-streaming kernel does not take (an N-major B: a split of two measured as
-/// fast as one or faster on the `llm` weights; BENCHMARKS.md, optimisation ledger).
+/// 128-row tile only up to half a wave, but a full one at `m <= 64` (where two parts ran as
+/// fast as one or faster on the `llm` weights, every layout; BENCHMARKS.md, optimisation
+/// ledger).
 /// [`Overrides::split_k`](super::dispatch::Overrides::split_k) replaces it, for tuning.
 ///
 /// ```
@@ -301,8 +301,8 @@ pub fn grid_dims(
 /// assert_eq!(split_k(m128, 128, 8192, 8192, 1, 132), 1);    // 128 tiles
 /// assert_eq!(split_k(rows128, 16, 4096, 4096, 1, 132), 2);  // 32 tiles x 2 = 64 CTAs
 /// assert_eq!(split_k(rows128, 128, 4096, 4096, 1, 132), 1); // 64 tiles
-/// assert_eq!(split_k(rows128, 32, 6144, 4096, 1, 132), 1);  // 48 tiles x 2 > half a wave
-/// assert_eq!(split_k(rows128, 1, 6144, 4096, 1, 132), 2);   // m <= 16: a full wave
+/// assert_eq!(split_k(rows128, 65, 6144, 4096, 1, 132), 1);  // 48 tiles x 2 > half a wave
+/// assert_eq!(split_k(rows128, 64, 6144, 4096, 1, 132), 2);  // m <= 64: a full wave
 /// assert_eq!(split_k(m128, 128, 2048, 4096, 1, 132), 2);    // 32 clusters of 4 > 30
 /// assert_eq!(split_k(rows64, 64, 1024, 8192, 1, 132), 4);   // 16 clusters of 8 > 15
 /// ```
@@ -314,7 +314,7 @@ pub fn split_k(cfg: &KernelConfig, m: i32, n: i32, k: i32, batch: i32, sm_count:
         * (n.max(0) as u64).div_ceil(cfg.tile_n.max(1) as u64)
         * batch.max(1) as u64;
     let k_tiles = (k.max(0) as u64).div_ceil(cfg.tile_k.max(1) as u64);
-    let wave = if cfg.tile_n == 64 || m <= 16 { 1 } else { 2 };
+    let wave = if cfg.tile_n == 64 || m <= 64 { 1 } else { 2 };
     let sms = sm_count as u64;
     let resident_ctas = |cluster: u64| if cluster <= 2 { sms } else { sms * 10 / 11 };
     let mut s = 1u64;
