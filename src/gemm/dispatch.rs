@@ -88,8 +88,8 @@ fn best_persistent_with(
 /// and `m <= 128` where the preferred fast tile would fill under half the SMs, an eligible
 /// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins (the one 128 rows of N wide where
 /// its tiles fill a quarter of the SMs, half above 64 rows, else the first); for more rows
-/// where it would fill under a
-/// quarter of them (half with `k <= 2048`), the last eligible one. Then, for
+/// where it would fill under a quarter of them (half with `k <= 2048`), the last eligible
+/// one. Then, for
 /// `128 < m <= 256` and a K-major B, a narrow persistent tile whose tiles fit in one wave
 /// where that puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
 /// fill every SM, [`best_persistent`] weighs [`PERSISTENT_KERNELS`]. Otherwise
