@@ -531,6 +531,43 @@ fn row_major_decode_runs_transposed() {
     assert!(ds.plan.swapped && !ds.plan.d_n_major, "{}", ds.kernel);
 }
 
+/// A forced kernel that the transposed plan refuses runs on the untransposed one where that
+/// takes it: 64 rows of `y = x W` with W stored k x n row-major transpose to the split-K
+/// tile (an N-major B), but the narrow tile, which needs a K-major B, takes the swapped
+/// plan (x on B, k-contiguous).
+#[test]
+fn a_forced_kernel_runs_on_the_orientation_that_takes_it() {
+    use ferrocute::gemm::dispatch::{dispatch_plan, Overrides};
+    let d = GemmDesc {
+        a: od(64, 4096, Order::RowMajor, 1 << 32),
+        b: od(4096, 6144, Order::RowMajor, 2 << 32),
+        c: od(64, 6144, Order::RowMajor, 3 << 32),
+        in_bytes: 2,
+        out_bytes: 2,
+    };
+    let run = |kernel| {
+        let ov = Overrides::parse(kernel, None, None);
+        dispatch_plan(plan(&d).unwrap(), "bf16", "bf16", (9, 0), 132, &ov).unwrap()
+    };
+    let own = run(None);
+    assert!(
+        own.plan.d_n_major && own.kernel.contains("splitk"),
+        "{}",
+        own.kernel
+    );
+    let forced = run(Some("sm90_128x96x64_s7_coop"));
+    assert!(forced.plan.swapped && !forced.plan.d_n_major);
+    assert!(
+        forced.kernel.contains("128x96x64_s7_coop"),
+        "{}",
+        forced.kernel
+    );
+    // Forced where neither orientation takes it (the 16-row register-streaming kernel at
+    // 64 rows): the dispatch's own choice.
+    let nowhere = run(Some("sm90_skinny16_w8"));
+    assert_eq!((nowhere.plan, nowhere.kernel), (own.plan, own.kernel));
+}
+
 /// The register-streaming kernel splits K only for up to 256 tiles, whose counters stay in
 /// the workspace's first KiB (no launch writes partial sums there): a forced split of more
 /// tiles runs whole.

@@ -440,23 +440,30 @@ fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
 /// `y^T`, the weight on A), its [`Plan::transposed`] when that runs on a kernel that writes
 /// a D of either order ([`KernelConfig::n_major_d`]: the small-M kernels and the narrow
 /// tiles). The weight then streams through the kernels built for it, as it does with a
-/// column-major `y`.
+/// column-major `y`. A forced kernel (`ov.kernel`) that one orientation refuses runs on the
+/// other where that takes it.
 fn oriented(
     plan: Plan,
     cc: (i32, i32),
     sm_count: u32,
     ov: &Overrides,
 ) -> Result<(Plan, &'static KernelConfig), Error> {
-    if plan.n <= 256 && plan.n < plan.m && !plan.d_n_major {
-        let t = plan.transposed();
-        if let Ok(cfg) = select_with(&t, cc, sm_count, ov) {
-            if cfg.n_major_d {
-                return Ok((t, cfg));
-            }
-        }
+    let missed = |cfg: &KernelConfig| ov.kernel.is_some_and(|f| f.name != cfg.name);
+    let transposed = (plan.n <= 256 && plan.n < plan.m && !plan.d_n_major)
+        .then(|| plan.transposed())
+        .and_then(|t| {
+            let cfg = select_with(&t, cc, sm_count, ov).ok()?;
+            cfg.n_major_d.then_some((t, cfg))
+        });
+    if let Some((t, cfg)) = transposed.filter(|(_, cfg)| !missed(cfg)) {
+        return Ok((t, cfg));
     }
     let cfg = select_with(&plan, cc, sm_count, ov)?;
-    Ok((plan, cfg))
+    match transposed {
+        // Forced, but taken by neither: the orientation the dispatch itself chooses.
+        Some(t) if missed(cfg) => Ok(t),
+        _ => Ok((plan, cfg)),
+    }
 }
 
 /// What [`dispatch`] decided for one problem.
