@@ -77,13 +77,33 @@ fn tma_store_form<TO>(cs: &EpiCase, ran: &str) -> Option<&'static str> {
     }
 }
 
+/// The form of a narrow tile's fused epilogue (`epi_in_registers` in
+/// `sm90/epilogue_fused.cuh`): the unrolled epilogues with beta == 0 in registers before
+/// the plain store (`registers`), the others per staged item (`staged`).
+fn narrow_form(cs: &EpiCase) -> Option<&'static str> {
+    let fused = cs.act != Activation::Identity || cs.bias.is_some() || cs.scale.is_some();
+    let unrolled_act = matches!(
+        cs.act,
+        Activation::Identity | Activation::Relu | Activation::GeluTanh | Activation::Silu
+    );
+    match () {
+        _ if !fused => None,
+        _ if cs.beta == 0.0 && unrolled_act && cs.scale.is_none() => Some("registers"),
+        _ => Some("staged"),
+    }
+}
+
 /// Cases that take each form of the persistent tiles' fused TMA store, so that each kernel
 /// runs them whatever the random cases drew: SwiGLU with a row-major C (gated along the
 /// kernel's M, computed swapped; C's 128 columns a multiple of 8) and a column-major one
 /// (along N; 200 rows), GELU's tanh form unrolled, and with a scale the rolled loop; a bias
 /// along either axis. Then each form again with the kernel's N = 300, whose last tile of
 /// 128 or 256 columns loads B inside N and leaves its first box unstored (`col_shift`).
-fn epi_tma_cases() -> [EpiCase; 8] {
+/// The kernel's M = 136 or 144 leaves a last tile of 128 rows 112–120 past M, which loads A
+/// inside M and leaves its first slab unstored (`row_shift`; pingpong tiles store both
+/// slabs at once, so each form takes it there too: SwiGLU along N at 144 rows). The narrow
+/// tiles run them too, for each form of theirs.
+fn epi_tma_cases() -> [EpiCase; 9] {
     let case = |m, n, lc, bias, act| EpiCase {
         m,
         n,
@@ -108,6 +128,7 @@ fn epi_tma_cases() -> [EpiCase; 8] {
         },
         case(144, 300, Order::ColMajor, Along::Cols, Activation::GeluTanh),
         case(200, 300, Order::ColMajor, Along::Rows, Activation::SwiGlu),
+        case(144, 300, Order::ColMajor, Along::Cols, Activation::SwiGlu),
         case(300, 144, Order::RowMajor, Along::Cols, Activation::SwiGlu),
         EpiCase {
             scale: Some((Along::Rows, ScaleAt::Output)),
@@ -125,7 +146,19 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
         .collect();
     let mut cases = 0;
     let mut covered = std::collections::BTreeSet::new();
-    let mut tma_covered = std::collections::BTreeSet::new();
+    let mut forms_covered = std::collections::BTreeSet::new();
+    let narrow =
+        |cfg: &registry::KernelConfig| registry::NARROW_KERNELS.iter().any(|c| c.name == cfg.name);
+    // The form a case took on `cfg` (for the kernels with more than one), if it ran there.
+    let form_of = |cfg: &registry::KernelConfig, cs: &EpiCase, ran: &str| {
+        if !ran.contains(cfg.name) {
+            None
+        } else if narrow(cfg) {
+            narrow_form(cs)
+        } else {
+            tma_store_form::<TO>(cs, ran)
+        }
+    };
     for &cfg in &kernels {
         let forced = g.clone().with_overrides(Overrides {
             kernel: Some(cfg),
@@ -174,20 +207,18 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
                 let ran = run_epi::<TI, TO>(&forced, &mut rng, &cs);
                 if ran.contains(cfg.name) {
                     covered.insert((cfg.name, gated));
-                    if let Some(form) = tma_store_form::<TO>(&cs, &ran) {
-                        tma_covered.insert((cfg.name, form));
-                    }
+                }
+                if let Some(form) = form_of(cfg, &cs, &ran) {
+                    forms_covered.insert((cfg.name, form));
                 }
                 cases += 1;
             }
         }
-        if std::mem::size_of::<TO>() == 2 && cfg.may_store_d_by_tma() {
+        if (std::mem::size_of::<TO>() == 2 && cfg.may_store_d_by_tma()) || narrow(cfg) {
             for cs in epi_tma_cases() {
                 let ran = run_epi::<TI, TO>(&forced, &mut rng, &cs);
-                if let Some(form) =
-                    tma_store_form::<TO>(&cs, &ran).filter(|_| ran.contains(cfg.name))
-                {
-                    tma_covered.insert((cfg.name, form));
+                if let Some(form) = form_of(cfg, &cs, &ran) {
+                    forms_covered.insert((cfg.name, form));
                 }
                 cases += 1;
             }
@@ -202,15 +233,23 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
             );
         }
         // The persistent tiles' fused TMA store (not the staged schedule's) ran somewhere,
-        // in each of its forms.
-        if std::mem::size_of::<TO>() == 2 && cfg.may_store_d_by_tma() && !cfg.name.contains("_st") {
-            for form in ["unrolled", "rolled", "gated"] {
-                assert!(
-                    tma_covered.contains(&(cfg.name, form)),
-                    "{} never took its fused TMA store's {form} form",
-                    cfg.name
-                );
-            }
+        // in each of its forms, and the narrow tiles' epilogue in both of theirs.
+        let forms: &[&str] = if narrow(cfg) {
+            &["registers", "staged"]
+        } else if std::mem::size_of::<TO>() == 2
+            && cfg.may_store_d_by_tma()
+            && !cfg.name.contains("_st")
+        {
+            &["unrolled", "rolled", "gated"]
+        } else {
+            &[]
+        };
+        for &form in forms {
+            assert!(
+                forms_covered.contains(&(cfg.name, form)),
+                "{} never took its fused epilogue's {form} form",
+                cfg.name
+            );
         }
     }
     println!(

@@ -381,11 +381,11 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       const int gm = m0 + 8 * c8;
       if (gn >= N || gm >= M) return;
       if (p.d_n_major)
-        store_rows8_n_major<Out>(v, gm, gn, l, p, false);
+        store_rows8_n_major<Out>(v, gm, gn, l, p, false, p.alpha);
       else
         store_rows8<Out>(v, gm, gn, int64_t(l) * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
                          int64_t(l) * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec,
-                         c_vec, false);
+                         c_vec, false, p.alpha);
     };
 
     // Item i of `rows` rows of N by TM/8 runs of 8 M: (row, run). An M-major D takes the runs

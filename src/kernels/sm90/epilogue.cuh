@@ -40,10 +40,11 @@ template <> struct OutOps<cutlass::half_t> {
 // Stores 8 consecutive rows (M, unit stride in D) of column gn: D = alpha*v + beta*C, or
 // the fused epilogue (epilogue_ops.cuh) where `epi` is set; 16-byte accesses when the 8 rows
 // are inside M and the pointers and strides allow it. Not for a gated epilogue (store_gated8).
+// alpha is p.alpha, or 1 where the fused epilogue was applied in registers.
 template <class Out>
 __device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int gn, int64_t doff,
                                             int64_t coff, GemmParams const& p, bool d_vec,
-                                            bool c_vec, bool epi) {
+                                            bool c_vec, bool epi, float alpha) {
   const int M = p.m;
   Out* dptr = reinterpret_cast<Out*>(p.d);
   const Out* cptr = reinterpret_cast<const Out*>(p.c);
@@ -67,7 +68,7 @@ __device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int gn, int64
     epi_rows8(v, c, gm, gn, epi_args(p));
   } else {
     CUTE_UNROLL
-    for (int e = 0; e < 8; ++e) v[e] = p.alpha * v[e] + p.beta * c[e];
+    for (int e = 0; e < 8; ++e) v[e] = alpha * v[e] + p.beta * c[e];
   }
   if (full_vec && d_vec) {
     alignas(16) Out ov[8];
@@ -88,7 +89,7 @@ __device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int gn, int64
 // the bytes the kernel reads.
 template <class Out>
 __device__ __forceinline__ void store_rows8_n_major(float (&v)[8], int gm, int gn, int64_t l,
-                                                    GemmParams const& p, bool epi) {
+                                                    GemmParams const& p, bool epi, float alpha) {
   Out* dptr = reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d + gn;
   const Out* cptr = reinterpret_cast<const Out*>(p.c) + l * p.batch_stride_c + gn;
   float c[8] = {};
@@ -101,7 +102,7 @@ __device__ __forceinline__ void store_rows8_n_major(float (&v)[8], int gm, int g
     epi_rows8(v, c, gm, gn, epi_args(p));
   } else {
     CUTE_UNROLL
-    for (int e = 0; e < 8; ++e) v[e] = p.alpha * v[e] + p.beta * c[e];
+    for (int e = 0; e < 8; ++e) v[e] = alpha * v[e] + p.beta * c[e];
   }
   CUTE_UNROLL
   for (int e = 0; e < 8; ++e) {
@@ -156,10 +157,11 @@ __device__ __forceinline__ void store_epi8(float (&v)[8], const float (&up)[8], 
   if (p.gated != 0) {
     store_gated8<Out>(v, up, gm, gn, l, p, d_vec);
   } else if (p.d_n_major) {
-    store_rows8_n_major<Out>(v, gm, gn, l, p, true);
+    store_rows8_n_major<Out>(v, gm, gn, l, p, true, p.alpha);
   } else {
     store_rows8<Out>(v, gm, gn, l * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
-                     l * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec, c_vec, true);
+                     l * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec, c_vec, true,
+                     p.alpha);
   }
 }
 
@@ -187,18 +189,25 @@ __device__ __forceinline__ int2 staged_item(int item, bool n_major) {
 }
 
 // The fused epilogue's stores of one chunk of a warpgroup's staging (EpiN columns of D from
-// n0, 64 rows from m_base), its items in a rolled loop.
+// n0, 64 rows from m_base), its items in a rolled loop. Gated along N, an item of the narrow
+// tiles (NMajorD) is a gate column with its up, so that no thread idles; the others skip
+// the up columns' items (with the pairs' code ptxas spilled 8 bytes more in their plain
+// entry points).
 template <int EpiN, bool NMajorD, class Out>
 __device__ __forceinline__ void store_chunk_fused(const float* stg, int wtid, int m_base, int n0,
                                                   int64_t l, GemmParams const& p, bool d_vec,
                                                   bool c_vec) {
+  static_assert(!NMajorD || (4 * EpiN) % 128 == 0, "whole passes of pairs");
+  const bool n_major = NMajorD && p.d_n_major;
+  const bool pairs = NMajorD && p.gated == 1;
 #pragma unroll 1
-  for (int it = 0; it < (8 * EpiN) / 128; ++it) {
-    const int2 at = staged_item<EpiN>(wtid + 128 * it, NMajorD && p.d_n_major);
-    const int mb = at.x, col = at.y;
+  for (int it = 0; it < (pairs ? 4 : 8) * EpiN / 128; ++it) {
+    const int item = wtid + 128 * it;
+    const int2 at = pairs ? staged_item<EpiN / 2>(item, n_major) : staged_item<EpiN>(item, n_major);
+    const int mb = at.x, col = pairs ? 2 * at.y : at.y;
     const int gm = m_base + mb * 8, gn = n0 + col;
     if (gn >= p.n || gm >= p.m) continue;
-    if (p.gated == 1 && col % 2 != 0) continue;   // the pair's up: stored with its gate
+    if (p.gated == 1 && col % 2 != 0) continue;   // not pairs: the up, stored with its gate
     float v[8], up[8];
     staged_rows8(v, stg, col, mb);
     if (p.gated == 1) staged_rows8(up, stg, col + 1, mb);   // in the chunk: EpiN is even
@@ -242,12 +251,15 @@ __device__ __forceinline__ void stage_chunk_at(int c, Frag const& acc, float* st
 // of one consumer warpgroup: registers -> padded smem staging (EpiN columns at a time) ->
 // 16-byte global stores of 8 consecutive rows (D column-major, M unit stride), or for an
 // N-major D (narrow tiles only, see gemm_kernel) one store a value, a warp's along a row.
-// Uses named barrier bar_id over the 128 threads of the warpgroup.
+// Uses named barrier bar_id over the 128 threads of the warpgroup. in_regs: the fused
+// epilogue is already in the fragment (a narrow tile's epi_slab_in_registers), stored as
+// the plain path stores alpha times it.
 // ---------------------------------------------------------------------------------
 template <int BN, int EpiN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int bar_id, int wtid,
                                                 int m_base, int n_base, int skip, int64_t l,
-                                                GemmParams const& p, bool d_vec, bool c_vec) {
+                                                GemmParams const& p, bool d_vec, bool c_vec,
+                                                bool in_regs) {
   const int M = p.m, N = p.n;
   const int lane = wtid % 32, wwarp = wtid / 32;
   // Fragment of m64nBNk16 (f32): value i = v0 + 2*v1 + 4*j  ->
@@ -257,7 +269,7 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
   // Only the narrow tiles write an N-major D (the others trap on it): their code alone.
   constexpr bool kNMajorD = BN % 64 != 0;
   const bool n_major = kNMajorD && p.d_n_major;
-  if (epi_active(p)) {
+  if (epi_active(p) && !in_regs) {
     // The fused epilogue: a run-time loop over the chunks, so that its stores are in the
     // kernel once per slab site rather than once per chunk.
 #pragma unroll 1
@@ -270,6 +282,7 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
     }
     return;
   }
+  const float alpha = in_regs ? 1.0f : p.alpha;
   CUTE_UNROLL
   for (int c = 0; c < BN / EpiN; ++c) {
     if (c * EpiN < skip) continue;
@@ -286,11 +299,11 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
         float v[8];
         staged_rows8(v, stg, col, mb);
         if (n_major)
-          store_rows8_n_major<Out>(v, gm, gn, l, p, false);
+          store_rows8_n_major<Out>(v, gm, gn, l, p, false, alpha);
         else
           store_rows8<Out>(v, gm, gn, l * p.batch_stride_d + int64_t(gn) * p.ldd + gm,
                            l * p.batch_stride_c + int64_t(gn) * p.ldc + gm, p, d_vec, c_vec,
-                           false);
+                           false, alpha);
       }
     }
     named_bar_sync(bar_id, 128);
@@ -464,12 +477,13 @@ __device__ __forceinline__ bool fast_epilogue(GemmParams const& p, bool d_vec) {
 // epilogue takes `stg` (1024-byte aligned) as a ring of kTmaRingBoxes boxes, one per 64
 // columns; `pass` counts the boxes this warpgroup has stored. The first `skip` columns (0 or
 // 64: a shifted last tile of N, see gemm_kernel) are the tile before's and are not stored.
+// in_regs: as epilogue_rows64.
 template <int BN, int EpiN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int bar_id, int wtid,
                                               int m_base, int n_base, int skip, int64_t l,
                                               GemmParams const& p, bool fast, bool tma_epi,
                                               bool d_vec, bool c_vec, CUtensorMap const* tma_d,
-                                              uint32_t& pass) {
+                                              uint32_t& pass, bool in_regs) {
   if constexpr (sizeof(Out) == 2 && BN % 64 == 0) {
     if (tma_epi) {
       CUTE_UNROLL
@@ -491,7 +505,7 @@ __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int b
     }
   }
   epilogue_rows64<BN, EpiN, Out>(acc, stg, bar_id, wtid, m_base, n_base, skip, l, p, d_vec,
-                                 c_vec);
+                                 c_vec, in_regs);
 }
 
 }  // namespace sm90

@@ -35,7 +35,7 @@ __device__ __forceinline__ void frag_group_at(int q, Frag const& acc, float (&x)
 }
 
 // The fused epilogue's unrolled form, in place on the 64 columns of one TMA box: the groups
-// [q0, q0 + 4) of a warpgroup's fragment, value 8q + t being group q's value t in
+// [q0, q0 + NG) of a warpgroup's fragment (NG = 4; the narrow tiles pass their BN / 16), value 8q + t being group q's value t in
 // epi_frag8's order (row 16*warp + lane/4 + 8*((t/2)%2) of the slab, column 2*(lane%4) +
 // 8*(t/4) + t%2 of the group). Each pass is unrolled over the box, so every value stays a
 // register (a rolled loop over a fragment reaches a value through a branch tree), and
@@ -46,11 +46,11 @@ __device__ __forceinline__ void frag_group_at(int q, Frag const& acc, float (&x)
 // dependent operations for one value after another.
 
 // The bias along N, of element type T (0 past N); c0 is the thread's first column of the box.
-template <class T, class Frag>
+template <int NG, class T, class Frag>
 __device__ __forceinline__ void epi_box_bias_cols(Frag& acc, int q0, const void* v, int c0,
                                                   int nlim) {
   CUTE_UNROLL
-  for (int g = 0; g < 4; ++g) {
+  for (int g = 0; g < NG; ++g) {
     float c[4];
     epi_cols4_as<T>(c, v, c0 + 16 * g, nlim);
     CUTE_UNROLL
@@ -60,36 +60,36 @@ __device__ __forceinline__ void epi_box_bias_cols(Frag& acc, int q0, const void*
 
 // alpha and the bias of the box (a bias along M comes as its elements at the thread's rows,
 // `rows`).
-template <class Frag>
+template <int NG = 4, class Frag>
 __device__ __forceinline__ void epi_box_pre(Frag& acc, int q0, int c0, float2 rows,
                                             EpiArgs const& e) {
   CUTE_UNROLL
-  for (int i = 0; i < 32; ++i) acc(8 * q0 + i) *= e.alpha;
+  for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) *= e.alpha;
   if (e.bias_axis == kAxisM) {
     CUTE_UNROLL
-    for (int i = 0; i < 32; ++i) acc(8 * q0 + i) += (i / 2) % 2 == 0 ? rows.x : rows.y;
+    for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) += (i / 2) % 2 == 0 ? rows.x : rows.y;
   } else if (e.bias_axis == kAxisN) {
     switch (e.bias_type) {
-      case kVecBf16: epi_box_bias_cols<__nv_bfloat16>(acc, q0, e.bias, c0, e.n); break;
-      case kVecF16: epi_box_bias_cols<__half>(acc, q0, e.bias, c0, e.n); break;
-      default: epi_box_bias_cols<float>(acc, q0, e.bias, c0, e.n); break;
+      case kVecBf16: epi_box_bias_cols<NG, __nv_bfloat16>(acc, q0, e.bias, c0, e.n); break;
+      case kVecF16: epi_box_bias_cols<NG, __half>(acc, q0, e.bias, c0, e.n); break;
+      default: epi_box_bias_cols<NG, float>(acc, q0, e.bias, c0, e.n); break;
     }
   }
 }
 
 // The activation of the box (after epi_box_pre), for the epilogues without a scale and
 // other than GELU's erf form (those take tma_epilogue_fused's rolled loop).
-template <class Frag>
+template <int NG = 4, class Frag>
 __device__ __forceinline__ void epi_box_act(Frag& acc, int q0, EpiArgs const& e) {
   if (e.act == kActRelu) {
     CUTE_UNROLL
-    for (int i = 0; i < 32; ++i) acc(8 * q0 + i) = epi_act(acc(8 * q0 + i), kActRelu);
+    for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) = epi_act(acc(8 * q0 + i), kActRelu);
   } else if (e.act == kActGeluTanh) {
     CUTE_UNROLL
-    for (int i = 0; i < 32; ++i) acc(8 * q0 + i) = epi_gelu_tanh(acc(8 * q0 + i));
+    for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) = epi_gelu_tanh(acc(8 * q0 + i));
   } else if (e.act == kActSilu) {
     CUTE_UNROLL
-    for (int i = 0; i < 32; ++i) acc(8 * q0 + i) = epi_silu(acc(8 * q0 + i));
+    for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) = epi_silu(acc(8 * q0 + i));
   }
 }
 
@@ -113,6 +113,28 @@ __device__ __forceinline__ bool epi_unrolled(EpiArgs const& e) {
   return e.scale_axis == kAxisNone && e.act != kActGeluErf;
 }
 
+// Whether a narrow tile (a BN of no whole 64-column boxes, general epilogue) applies the
+// fused epilogue to its fragment in registers (epi_slab_in_registers) and then stores it as
+// the plain path does: the unrolled forms, beta == 0, not gated.
+__device__ __forceinline__ bool epi_in_registers(GemmParams const& p) {
+  return epi_active(p) && p.gated == 0 && p.beta == 0.0f && epi_unrolled(epi_args(p));
+}
+
+// The fused epilogue of a narrow tile's 64-row slab (BN / 16 groups from column n0, rows
+// from m0) in place, as epi_box_pre and epi_box_act do for a box. The general epilogue
+// applies it per staged item instead, behind a switch on the vector's type and the
+// activation for each 8 values; at one tile per SM (the narrow tiles' one wave) nothing
+// hid those branches' instruction fetches nor each item's bias load (ncu at 256x4608x3584:
+// +16% cycles over the plain GEMM, the stalls on both).
+template <int BN, class Frag>
+__device__ __forceinline__ void epi_slab_in_registers(Frag& acc, int wtid, int m0, int n0,
+                                                      EpiArgs const& e) {
+  const int lane = wtid % 32;
+  const EpiRows rows = epi_rows(e, m0 + 16 * (wtid / 32) + lane / 4);
+  epi_box_pre<BN / 16>(acc, 0, n0 + 2 * (lane % 4), rows.bias, e);
+  epi_box_act<BN / 16>(acc, 0, e);
+}
+
 // SwiGLU into the TMA store (gated, no scale): D = silu(gate) * up, gate and up adjacent
 // along N (gated == 1: columns 2j, 2j + 1, a thread's value pair) or along M (gated == 2:
 // rows 2i, 2i + 1, lanes l and l ^ 4, which swap one value of each pair so that each
@@ -123,14 +145,16 @@ __device__ __forceinline__ bool epi_unrolled(EpiArgs const& e) {
 // between the unrolled values made ptxas spill the fragment.
 template <int Slabs, int BN, bool AlongM, class Out, class Frag>
 __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int bar_id,
-                                                   int wtid, int m_base, int n_base, int skip,
-                                                   int l, EpiArgs const& e,
-                                                   CUtensorMap const* tma_d, uint32_t& pass) {
+                                                   int wtid, int m_base, int n_base,
+                                                   int first_slab, int skip, int l,
+                                                   EpiArgs const& e, CUtensorMap const* tma_d,
+                                                   uint32_t& pass) {
   constexpr int G = BN / 16;   // groups a slab
   const int lane = wtid % 32, warp = wtid / 32;
   const bool odd = (lane / 4) % 2 != 0;   // along M: the lane holds its pairs' up rows
   CUTE_UNROLL
   for (int s = 0; s < Slabs; ++s) {
+    if (s < first_slab) continue;
     const EpiRows rows = epi_rows(e, m_base + 64 * s + 16 * warp + lane / 4);
     CUTE_UNROLL
     for (int c = 0; c < BN / 64; ++c) {
@@ -183,8 +207,9 @@ __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int
 // The TMA epilogue of a warpgroup's Slabs 64-row slabs (its whole accumulator) with the
 // fused epilogue applied in registers (beta == 0), 64 columns a box as
 // tma_epilogue_pass, D leaving by the plain path's asynchronous TMA stores, which overlap
-// the next tile's main loop. The first `skip` boxes of each slab are left out (a last tile
-// of N loaded inside N: the tile before's columns); `pass` counts the boxes stored. In the `_epi` entry points (Epi), SwiGLU goes by
+// the next tile's main loop. Slabs before `first_slab` and the first `skip` boxes of each
+// slab are left out (a last tile of M or N loaded inside M or N: the tile before's rows or
+// columns); `pass` counts the boxes stored. In the `_epi` entry points (Epi), SwiGLU goes by
 // tma_epilogue_gated and the epilogues without a scale other than GELU's erf form unrolled
 // (epi_box_pre over every box, then epi_box_act and the plain pass's store a box at a
 // time). Otherwise slabs, boxes and 16-column groups go in rolled loops, each group copied
@@ -192,25 +217,27 @@ __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int
 // kernel once.
 template <int Slabs, int BN, class Out, bool Epi, class Frag>
 __device__ __forceinline__ void tma_epilogue_fused(Frag& acc, uint8_t* ring, int bar_id,
-                                                   int wtid, int m_base, int n_base, int skip,
-                                                   int l, EpiArgs const& e,
-                                                   CUtensorMap const* tma_d, uint32_t& pass) {
+                                                   int wtid, int m_base, int n_base,
+                                                   int first_slab, int skip, int l,
+                                                   EpiArgs const& e, CUtensorMap const* tma_d,
+                                                   uint32_t& pass) {
   constexpr int G = BN / 16;   // groups a slab
   if constexpr (Epi) {
     if (e.gated == 2) {
-      tma_epilogue_gated<Slabs, BN, true, Out>(acc, ring, bar_id, wtid, m_base, n_base, skip, l,
-                                               e, tma_d, pass);
+      tma_epilogue_gated<Slabs, BN, true, Out>(acc, ring, bar_id, wtid, m_base, n_base,
+                                               first_slab, skip, l, e, tma_d, pass);
       return;
     }
     if (e.gated == 1) {
-      tma_epilogue_gated<Slabs, BN, false, Out>(acc, ring, bar_id, wtid, m_base, n_base, skip,
-                                                l, e, tma_d, pass);
+      tma_epilogue_gated<Slabs, BN, false, Out>(acc, ring, bar_id, wtid, m_base, n_base,
+                                                first_slab, skip, l, e, tma_d, pass);
       return;
     }
     if (epi_unrolled(e)) {
       const int lane = wtid % 32;
       CUTE_UNROLL
       for (int s = 0; s < Slabs; ++s) {
+        if (s < first_slab) continue;
         const EpiRows rows = epi_rows(e, m_base + 64 * s + 16 * (wtid / 32) + lane / 4);
         CUTE_UNROLL
         for (int c = 0; c < BN / 64; ++c)
@@ -221,7 +248,7 @@ __device__ __forceinline__ void tma_epilogue_fused(Frag& acc, uint8_t* ring, int
       for (int s = 0; s < Slabs; ++s) {
         CUTE_UNROLL
         for (int c = 0; c < BN / 64; ++c) {
-          if (c < skip) continue;
+          if (s < first_slab || c < skip) continue;
           epi_box_act(acc, G * s + 4 * c, e);
           tma_epilogue_pass<64, kTmaRingBoxes - 1, Out>(
               acc, G * s + 4 * c, ring + (pass++ % kTmaRingBoxes) * kTmaBoxBytes, bar_id, wtid,
@@ -234,7 +261,7 @@ __device__ __forceinline__ void tma_epilogue_fused(Frag& acc, uint8_t* ring, int
   const int lane = wtid % 32, warp = wtid / 32;
   const int c0 = n_base + 2 * (lane % 4);   // the thread's columns: c0 + 8j + {0, 1}
 #pragma unroll 1
-  for (int s = 0; s < Slabs; ++s) {
+  for (int s = first_slab; s < Slabs; ++s) {
     const int m0 = m_base + 64 * s;
     // the vectors along M at the thread's rows of the slab, r0 and r0 + 8
     const EpiRows rows = epi_rows(e, m0 + 16 * warp + lane / 4);

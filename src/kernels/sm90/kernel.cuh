@@ -92,6 +92,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // The staged schedule's buffer is not laid out as the TMA ring: its fused launches take
   // the general epilogue.
   const bool tma_fused = kBoxes && !kStaged && tma_fused_epilogue<Out, Epi>(p, d_vec);
+  // A narrow tile applies the unrolled fused epilogues in registers, then stores as plain.
+  const bool epi_regs = !kBoxes && epi_in_registers(p);
 
   SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
   // Staged epilogue: (kPartN columns x 32 B) + kSlicePad per consumer warp
@@ -153,12 +155,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // 192 rows on the 128x96 tile took 1.2x the time of 256). Its first 64 rows belong to the
   // tile before, so that slab is not stored (no row is written twice, so D may alias C).
   // Not with the staged epilogue (its storers take whole tiles), nor on the 128x192
-  // pingpong tile (192 accumulators a thread: the bookkeeping spilled 730 more bytes), nor
-  // along M where a pingpong warpgroup stores both slabs of a fused epilogue by TMA at once.
+  // pingpong tile (192 accumulators a thread: the bookkeeping spilled 730 more bytes).
   const bool shift_ok = !kStaged && BM == 128 && !(kPingpong && BN > 128);
   auto row_shift = [&](int tm) {
-    return (shift_ok && !(kPingpong && tma_fused) && tm > 0 && (tm + 1) * BM - M >= 64) ? 64
-                                                                                        : 0;
+    return (shift_ok && tm > 0 && (tm + 1) * BM - M >= 64) ? 64 : 0;
   };
   // The same along N for B (y = x·Wᵀ row-major runs with the tokens on N): the epilogues
   // leave out the first 64-column box.
@@ -270,6 +270,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
         if (tma_fused && ctid == 0)
           epi_prefetch_bias(epi_args(p), tc.m * BM - row_shift(tc.m), tc.n * BN - col_shift(tc.n),
                             BM, BN);
+      if constexpr (!kBoxes)
+        if (epi_regs && ctid == 0)
+          epi_prefetch_bias(epi_args(p), tc.m * BM - row_shift(tc.m), tc.n * BN - col_shift(tc.n),
+                            BM, BN);
       const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase,
                                     w.ke - w.kb, S, release);
       warpgroup_wait<0>();
@@ -315,14 +319,16 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       if constexpr (sizeof(Out) == 2 && kBoxes) {
         if (tma_fused) {
           tma_epilogue_fused<1, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg), 1 + cwg,
-                                              wtid, m0, n0, cshift / 64, tc.l, epi_args(p),
+                                              wtid, m0, n0, 0, cshift / 64, tc.l, epi_args(p),
                                               tma_d, epi_pass);
           continue;
         }
       }
+      if constexpr (!kBoxes)
+        if (epi_regs) epi_slab_in_registers<BN>(accum, wtid, m0, n0, epi_args(p));
       epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, m0, n0, cshift,
                                    int64_t(tc.l), p, fast, tma_epi, d_vec, c_vec, tma_d,
-                                   epi_pass);
+                                   epi_pass, epi_regs);
     }
     // the staging outlives the TMA's reads
     if ((tma_epi || tma_fused) && wtid == 0) tma_store_wait<0>();
@@ -376,7 +382,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       const TileCoord tc = tile_of(w.unit);
       if constexpr (Epi)
         if (tma_fused && wtid == 0)
-          epi_prefetch_bias(epi_args(p), tc.m * BM, tc.n * BN - col_shift(tc.n), BM, BN);
+          epi_prefetch_bias(epi_args(p), tc.m * BM - row_shift(tc.m), tc.n * BN - col_shift(tc.n),
+                            BM, BN);
 
       cutlass::arch::ClusterBarrier::wait(&ss.order[cwg], order_phase);
       order_phase ^= 1u;
@@ -398,9 +405,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       if constexpr (sizeof(Out) == 2 && kBoxes) {
         if (tma_fused) {   // both slabs from one site: the epilogue's code once in the kernel
           tma_epilogue_fused<BM / 64, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg),
-                                                    1 + cwg, wtid, tc.m * BM, tc.n * BN - cshift,
-                                                    cshift / 64, tc.l, epi_args(p), tma_d,
-                                                    epi_pass);
+                                                    1 + cwg, wtid, tc.m * BM - shift,
+                                                    tc.n * BN - cshift, shift / 64, cshift / 64,
+                                                    tc.l, epi_args(p), tma_d, epi_pass);
           continue;
         }
       }
@@ -410,7 +417,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
         epilogue_slab<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
                                      tc.m * BM - shift + mi * 64, tc.n * BN - cshift, cshift,
                                      int64_t(tc.l), p, fast,
-                                     tma_epi, d_vec, c_vec, tma_d, epi_pass);
+                                     tma_epi, d_vec, c_vec, tma_d, epi_pass, false);
       }
     }
     // the staging outlives the TMA's reads
