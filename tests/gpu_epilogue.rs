@@ -102,8 +102,8 @@ fn narrow_form(cs: &EpiCase) -> Option<&'static str> {
 /// The kernel's M = 136 or 144 leaves a last tile of 128 rows 112–120 past M, which loads A
 /// inside M and leaves its first slab unstored (`row_shift`; pingpong tiles store both
 /// slabs at once, so each form takes it there too: SwiGLU along N at 144 rows). The narrow
-/// tiles run them too, for each form of theirs.
-fn epi_tma_cases() -> [EpiCase; 9] {
+/// tiles run them too, for each form of theirs (200 x 66 transposed: an N-major D).
+fn epi_tma_cases() -> [EpiCase; 10] {
     let case = |m, n, lc, bias, act| EpiCase {
         m,
         n,
@@ -122,6 +122,7 @@ fn epi_tma_cases() -> [EpiCase; 9] {
         case(72, 256, Order::RowMajor, Along::Cols, Activation::SwiGlu),
         case(200, 66, Order::ColMajor, Along::Rows, Activation::SwiGlu),
         case(136, 200, Order::ColMajor, Along::Cols, Activation::GeluTanh),
+        case(200, 66, Order::ColMajor, Along::Cols, Activation::GeluTanh),
         EpiCase {
             scale: Some((Along::Cols, ScaleAt::Output)),
             ..case(136, 200, Order::ColMajor, Along::Rows, Activation::Silu)
@@ -328,6 +329,8 @@ fn gpu_epilogue_special_values() {
         "128x192x64_s4_pp",
         "128x256x64_s4_coop",
         "128x256x64_s4_coop_c2",
+        // the narrow tile, transposed (6 columns): the fused epilogue in registers
+        "128x96x64_s7_coop",
     ] {
         let cfg = registry::all_kernels()
             .find(|c| c.name == format!("sm90_{family}"))
@@ -418,6 +421,7 @@ fn gpu_epilogue_small() {
         "splitk_64x64",
         "128x128x64_s6_pp",
         "128x256x64_s4_coop",
+        "128x96x64_s7_coop",
         "sm80",
         "simple",
     ];
@@ -432,7 +436,8 @@ fn gpu_epilogue_small() {
         });
         // On the persistent tiles (72 rows; a row-major C's 72 columns when gated): GELU's
         // erf form with a scale and SwiGLU without one take the TMA store's rolled and gated
-        // forms, SwiGLU with a scale the general epilogue, GELU's tanh form the unrolled one.
+        // forms, SwiGLU with a scale the general epilogue, GELU's tanh form the unrolled one;
+        // on the narrow tile the staged items, their gate/up pairs and the registers form.
         for (act, lc, scale) in [
             (Activation::GeluErf, Order::ColMajor, true),
             (Activation::SwiGlu, Order::RowMajor, true),

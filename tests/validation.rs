@@ -298,6 +298,12 @@ fn kernel_names() {
         ((5120, 5120, 5120), "128x256x64_s4_coop", (8, 8)),
         ((4096, 4096, 4096), "128x256x64_s4_coop", (0, 0)),
         ((3072, 3072, 3072), "128x192x64_s4_pp", (0, 0)),
+        // Up to 256 rows the problem streams its weight and a split does not spread the
+        // bytes read: the largest tile in whole rounds (224 tiles of 128x256 in 2) over one
+        // that wins only by its split tail (448 of 128x128 in 3 and a split)
+        ((256, 28672, 4096), "128x256x64_s4_coop", (0, 0)),
+        ((128, 57344, 8192), "128x256x64_s4_coop", (0, 0)),
+        ((256, 8192, 8192), "128x128x64_s6_pp", (0, 0)),
     ] {
         let mut d = desc(m, n, k);
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
@@ -486,6 +492,20 @@ fn few_rows_take_the_wide_split_k_tile_from_a_quarter_wave() {
         );
         assert_eq!(ds.cluster, splits, "{what}");
     }
+}
+
+/// Up to 256 rows the weighing prefers the largest tile in whole rounds to a split tail
+/// (`kernel_names`), but not where it would span past M or N.
+#[test]
+fn few_rows_keep_the_split_tail_where_the_largest_tile_spans_past_n() {
+    // 160 rows of a row-major y = x W^T run swapped, the tokens on N: the 128x256 tile
+    // would span 96 columns past them, so the 128x128 tile keeps its split tail.
+    let mut d = desc(160, 10240, 8192);
+    d.c = od(160, 10240, Order::RowMajor, 3 << 32);
+    (d.a.ptr, d.b.ptr) = (1 << 32, 2 << 32);
+    let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+    assert!(ds.plan.swapped && ds.kernel.contains("128x128x64_s6_pp"));
+    assert!(ds.tail.splits > 1, "{:?}", ds.tail);
 }
 
 /// `y = x W^T` with everything row-major (how PyTorch and candle store a linear layer) and

@@ -70,9 +70,36 @@ fn best_persistent_with(
             .saturating_mul(w.cost)
     };
     let mut best: Option<&Weighed> = None;
-    for w in candidates {
+    for w in candidates.clone() {
         if best.is_none_or(|b| time(w) < time(b)) {
             best = Some(w);
+        }
+    }
+    // With up to 256 rows (or columns) the problem streams its weight, and a split tail
+    // spreads the last round's k-blocks over more SMs but not the bytes they read: there the
+    // largest tile in whole rounds measured faster than a smaller one that wins only by
+    // its split tail, wherever its whole rounds are no longer and it spans no more than M
+    // and N (a first tile past them zero-fills its rows, which costs time: 160x10240x8192
+    // row-major took 110 µs on the 128x256 tile against 88 µs; BENCHMARKS.md).
+    let whole = |w: &Weighed| {
+        let area = (w.config.tile_m * w.config.tile_n) as u64;
+        persistent_k_blocks_with(plan, &w.config, sm_count, Some(false))
+            .0
+            .saturating_mul(area)
+            .saturating_mul(w.cost)
+    };
+    let split = |w: &Weighed| {
+        persistent_k_blocks_with(plan, &w.config, sm_count, tail_split)
+            .1
+            .splits
+            > 0
+    };
+    if let Some(b) = best.filter(|b| plan.m.min(plan.n) <= 256 && split(b)) {
+        let largest = candidates.max_by_key(|w| w.config.tile_m * w.config.tile_n);
+        let spans =
+            |l: &&Weighed| plan.m >= l.config.tile_m as i32 && plan.n >= l.config.tile_n as i32;
+        if let Some(l) = largest.filter(|l| spans(l) && whole(l) <= whole(b)) {
+            best = Some(l);
         }
     }
     best.map(|w| &w.config)

@@ -67,8 +67,10 @@ __device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int gn, int64
   if (epi) {
     epi_rows8(v, c, gm, gn, epi_args(p));
   } else {
+    // With beta == 0 C is not added: -0 + 0 would lose a zero's sign.
     CUTE_UNROLL
-    for (int e = 0; e < 8; ++e) v[e] = alpha * v[e] + p.beta * c[e];
+    for (int e = 0; e < 8; ++e)
+      v[e] = p.beta != 0.0f ? alpha * v[e] + p.beta * c[e] : alpha * v[e];
   }
   if (full_vec && d_vec) {
     alignas(16) Out ov[8];
@@ -102,7 +104,8 @@ __device__ __forceinline__ void store_rows8_n_major(float (&v)[8], int gm, int g
     epi_rows8(v, c, gm, gn, epi_args(p));
   } else {
     CUTE_UNROLL
-    for (int e = 0; e < 8; ++e) v[e] = alpha * v[e] + p.beta * c[e];
+    for (int e = 0; e < 8; ++e)
+      v[e] = p.beta != 0.0f ? alpha * v[e] + p.beta * c[e] : alpha * v[e];
   }
   CUTE_UNROLL
   for (int e = 0; e < 8; ++e) {
@@ -251,9 +254,8 @@ __device__ __forceinline__ void stage_chunk_at(int c, Frag const& acc, float* st
 // of one consumer warpgroup: registers -> padded smem staging (EpiN columns at a time) ->
 // 16-byte global stores of 8 consecutive rows (D column-major, M unit stride), or for an
 // N-major D (narrow tiles only, see gemm_kernel) one store a value, a warp's along a row.
-// Uses named barrier bar_id over the 128 threads of the warpgroup. in_regs: the fused
-// epilogue is already in the fragment (a narrow tile's epi_slab_in_registers), stored as
-// the plain path stores alpha times it.
+// Uses named barrier bar_id over the 128 threads of the warpgroup. in_regs: the fragment
+// already holds D (a narrow tile's epi_slab_in_registers, alpha included), stored as it is.
 // ---------------------------------------------------------------------------------
 template <int BN, int EpiN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int bar_id, int wtid,
