@@ -35,15 +35,15 @@ __device__ __forceinline__ void frag_group_at(int q, Frag const& acc, float (&x)
 }
 
 // The fused epilogue's unrolled form, in place on the 64 columns of one TMA box (NG = 4
-// groups; a narrow tile's whole slab, NG = BN / 16): the groups [q0, q0 + NG) of a
-// warpgroup's fragment, value 8q + t being group q's value t in epi_frag8's order (row 16*warp + lane/4 + 8*((t/2)%2) of the slab, column 2*(lane%4) +
-// 8*(t/4) + t%2 of the group). Each pass is unrolled over the box, so every value stays a
-// register (a rolled loop over a fragment reaches a value through a branch tree), and
-// branches fall between passes, not between values (a type switch per group made ptxas
-// spill the fragment). alpha and the bias go over every box first, then the activation
-// and the store a box at a time: with a box's bias loads among the boxes, ptxas left the
-// activation of the middle boxes one temporary register, which ran the ~60 cycles of its
-// dependent operations for one value after another.
+// groups; a narrow tile's whole slab, NG = BN / 16): the groups [q0, q0 + NG) of a warpgroup's
+// fragment, value 8q + t being group q's value t in epi_frag8's order (row 16*warp + lane/4 +
+// 8*((t/2)%2) of the slab, column 2*(lane%4) + 8*(t/4) + t%2 of the group). Each pass is
+// unrolled over the box, so every value stays a register (a rolled loop over a fragment
+// reaches a value through a branch tree), and branches fall between passes, not between values
+// (a type switch per group made ptxas spill the fragment). alpha and the bias go over every
+// box first, then the activation and the store a box at a time: with a box's bias loads among
+// the boxes, ptxas left the activation of the middle boxes one temporary register, which ran
+// the ~60 cycles of its dependent operations for one value after another.
 
 // The bias along N, of element type T (0 past N); c0 is the thread's first column of the box.
 template <int NG, class T, class Frag>
