@@ -61,14 +61,16 @@ fn best_persistent_with(
     if candidates.clone().map(|w| tiles(&w.config)).max()? < sms {
         return None;
     }
-    let time = |w: &Weighed| {
+    // The busiest SM's k-blocks x the tile's area x its cost, with the tail split as `split`.
+    let time_with = |w: &Weighed, split: Option<bool>| {
         let area = (w.config.tile_m * w.config.tile_n) as u64;
         // Saturating: a described (never allocated) problem may have 2^62 elements.
-        persistent_k_blocks_with(plan, &w.config, sm_count, tail_split)
+        persistent_k_blocks_with(plan, &w.config, sm_count, split)
             .0
             .saturating_mul(area)
             .saturating_mul(w.cost)
     };
+    let time = |w: &Weighed| time_with(w, tail_split);
     let mut best: Option<&Weighed> = None;
     for w in candidates.clone() {
         if best.is_none_or(|b| time(w) < time(b)) {
@@ -81,13 +83,7 @@ fn best_persistent_with(
     // its split tail, wherever its whole rounds are no longer and it spans no more than M
     // and N (a first tile past them zero-fills its rows, which costs time: 160x10240x8192
     // row-major took 110 µs on the 128x256 tile against 88 µs; BENCHMARKS.md).
-    let whole = |w: &Weighed| {
-        let area = (w.config.tile_m * w.config.tile_n) as u64;
-        persistent_k_blocks_with(plan, &w.config, sm_count, Some(false))
-            .0
-            .saturating_mul(area)
-            .saturating_mul(w.cost)
-    };
+    let whole = |w: &Weighed| time_with(w, Some(false));
     let split = |w: &Weighed| {
         persistent_k_blocks_with(plan, &w.config, sm_count, tail_split)
             .1
