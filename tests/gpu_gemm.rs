@@ -3,7 +3,8 @@
 //! without one every test here is reported as ignored.
 
 use ferrocute::gemm::{
-    Error, Gemm, InputElem, MatMut, MatRef, MatShape, Matrix, Order, OutputElem, Repacking,
+    registry, Error, Gemm, InputElem, MatMut, MatRef, MatShape, Matrix, Order, OutputElem,
+    Overrides, Repacking,
 };
 use half::{bf16, f16};
 
@@ -266,6 +267,38 @@ fn gpu_repacked_operands() {
             );
         }
     }
+}
+
+/// A D repacked where the kernel writes it N-major goes out to C by its rows: m rows of n,
+/// not n of n (which wrote past C: over the next batch, where the copies' order may hide
+/// it, and past the allocation, which compute-sanitizer's memcheck reports). The narrow
+/// tile, forced, runs `y = x Wᵀ` with a row-major y of 7 rows untransposed, in place but for
+/// x, whose 16-byte rows are widened (`widened_rows`), and y, whose odd leading dimension
+/// takes D through the workspace. Two batches, against f64 with C's padding poisoned.
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_repacked_n_major_d() {
+    let g = hopper().with_overrides(Overrides {
+        kernel: Some(&registry::NARROW_KERNELS[0]),
+        ..Overrides::default()
+    });
+    let mut rng = Rng(37);
+    let cs = Case {
+        m: 7,
+        n: 2056,
+        k: 4096,
+        la: Order::ColMajor,
+        lb: Order::ColMajor,
+        lc: Order::RowMajor,
+        pad: ALIGN8_C_ODD,
+        batch: 2,
+        broadcast_b: false,
+        alpha: 1.0,
+        beta: 0.0,
+    };
+    let r = run_case::<bf16, bf16>(&g, &mut rng, &cs, Some(20_000));
+    assert!(r.d_n_major, "{}", r.kernel);
+    assert_eq!(r.repacked, [true, false, true], "{}", r.kernel);
 }
 
 #[test]

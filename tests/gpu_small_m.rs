@@ -431,3 +431,49 @@ fn gpu_split_k_small() {
         }
     }
 }
+
+/// A column-major A of 16-byte rows (a leading dimension of 8: 8 tokens, or 5 on padded
+/// rows) is copied onto 128-byte rows before a TMA kernel reads it, where the weight has at
+/// least 8 Mi elements (`widened_rows`), and read in place otherwise: in place on a leading
+/// dimension of 16, on a smaller weight, and by the register-streaming kernel (which reads
+/// A without TMA). Every element against f64, with an N-major B (the split-K kernels) and a
+/// K-major one, batched and not, K a multiple of 8 and not.
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_narrow_m_major_rows() {
+    let g = hopper();
+    let mut rng = Rng(43);
+    // (m, pad, batch, n, k): the pad applies to every operand, so with 3 B's and C's leading
+    // dimensions are whole 16-byte pieces too.
+    for (m, pad, batch, n, k) in [
+        (8, 0, 1, 4104, 2056),
+        (5, 3, 2, 4101, 2053),
+        (8, 8, 1, 4104, 2056),
+        (8, 0, 1, 1000, 2056),
+    ] {
+        for lb in LAYOUTS {
+            let cs = Case {
+                m,
+                n,
+                k,
+                la: Order::ColMajor,
+                lb,
+                lc: Order::ColMajor,
+                pad,
+                batch,
+                broadcast_b: false,
+                alpha: -1.25,
+                beta: 0.5,
+            };
+            let r = run_case::<bf16, bf16>(&g, &mut rng, &cs, Some(20_000));
+            let widened = r.shapes[0].ld == 8 && n * k * batch >= 1 << 23;
+            let want = widened && !r.kernel.contains("skinny");
+            assert_eq!(
+                r.repacked,
+                [want, false, false],
+                "{m}x{n}x{k} pad {pad} {lb:?}: {}",
+                r.kernel
+            );
+        }
+    }
+}

@@ -59,7 +59,7 @@ pub use epilogue::{
 pub use error::{Error, Matrix};
 pub use plan::{plan, plan_gated, GemmDesc, KernelOperand, OperandDesc, Plan};
 pub use registry::{KernelConfig, LaunchPath};
-pub use repack::{repack, Copy2D, Repack, RepackedOperand, Repacking};
+pub use repack::{repack, widened_rows, Copy2D, Repack, RepackedOperand, Repacking};
 pub use view::{InputElem, MatMut, MatRef, MatShape, Order, OutputElem};
 
 /// Number of CUDA devices; [`Error::NoDevice`] when the driver library is
@@ -459,8 +459,10 @@ impl Gemm {
     ) -> Result<Option<(Repack, Dispatch)>, Error> {
         // Repacking moves problems off the Ampere-class fallback; one a Hopper kernel already
         // reads in place (the register-streaming kernel takes rows on 8 bytes, at a third
-        // of the bytes a repacked B costs) stays there.
-        if d.config.is_some_and(|c| c.min_arch >= (9, 0)) {
+        // of the bytes a repacked B costs) stays there, unless TMA reads its rows slowly.
+        if d.config.is_some_and(|c| {
+            c.min_arch >= (9, 0) && !(c.path.tma() && repack::widened_rows(&d.plan))
+        }) {
             return Ok(None);
         }
         let Some(st) = repack::repack(&d.plan, self.repacking) else {

@@ -162,15 +162,20 @@ impl Repack {
 }
 
 /// The workspace copy of one operand that TMA (A, B) or 16-byte stores (D) cannot use in
-/// place, or `Ok(None)` where they can; `Err(())` where it cannot be repacked (more than
+/// place, or that `widen` asks for, or `Ok(None)`; `Err(())` where it cannot be repacked (more than
 /// [`MAX_COPIES`] batches that do not lie a few whole rows apart). The workspace side is
 /// at offset 0.
-fn operand_copy(o: &KernelOperand, outer: u64, batch: u64) -> Result<Option<RepackedOperand>, ()> {
+fn operand_copy(
+    o: &KernelOperand,
+    outer: u64,
+    batch: u64,
+    widen: bool,
+) -> Result<Option<RepackedOperand>, ()> {
     let eb = o.elem_bytes as u64;
     if eb == 0 || 16 % eb != 0 {
         return Err(());
     }
-    if o.fast_aligned((16 / eb) as usize, 1, batch > 1) {
+    if !widen && o.fast_aligned((16 / eb) as usize, 1, batch > 1) {
         return Ok(None);
     }
     let (ld, bs) = (o.ld as u64, o.batch_stride as u64);
@@ -211,10 +216,48 @@ fn operand_copy(o: &KernelOperand, outer: u64, batch: u64) -> Result<Option<Repa
     }))
 }
 
+/// The fewest elements of the other operand (B for a narrow A, A for a narrow B) at which
+/// copying an operand of 16-byte rows pays for its launch (NOTES.md, "Repacking").
+const WIDEN_MIN_ELEMS: u64 = 1 << 23;
+
+/// Whether [`repack`] copies an MN-major A or B of `plan` onto 128-byte rows although TMA
+/// can read it: its rows (one k each) are 16 bytes, so that TMA's box rows share 32-byte
+/// sectors pairwise and read far slower than the same operand K-major, and the problem
+/// reads at least 8 Mi elements of the other operand, enough to pay for the copy.
+///
+/// ```
+/// use ferrocute::gemm::{plan, repack, widened_rows, GemmDesc, Order, MatShape, OperandDesc, Repacking};
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// // x (8 x k) stored column-major: each k a 16-byte row of 8 tokens.
+/// let p = |la, n: usize, k: usize| plan(&GemmDesc { a: d(8, k, la, 0x10000),
+///     b: d(k, n, Order::RowMajor, 0x1000000), c: d(8, n, Order::ColMajor, 0x8000000),
+///     in_bytes: 2, out_bytes: 2 }).unwrap();
+/// assert!(widened_rows(&p(Order::ColMajor, 4096, 4096)));
+/// assert!(!widened_rows(&p(Order::RowMajor, 4096, 4096)));
+/// // A 2 Mi-element weight: the copy would cost more than it saves.
+/// assert!(!widened_rows(&p(Order::ColMajor, 2048, 1024)));
+/// let s = repack(&p(Order::ColMajor, 4096, 4096), Repacking::Auto).unwrap();
+/// assert_eq!(s.repacked(), [true, false, false]);
+/// assert_eq!(s.operands[0].unwrap().ld, 64);
+/// ```
+pub fn widened_rows(plan: &Plan) -> bool {
+    widened(plan).contains(&true)
+}
+
+/// [`widened_rows`] for A and for B.
+fn widened(plan: &Plan) -> [bool; 2] {
+    let narrow = |o: &KernelOperand| !o.k_major && o.ld as u64 * o.elem_bytes as u64 == 16;
+    let reads = |other: i32| other as u64 * plan.k as u64 * plan.batch.max(1) as u64;
+    [
+        narrow(&plan.a) && reads(plan.n) >= WIDEN_MIN_ELEMS,
+        narrow(&plan.b) && reads(plan.m) >= WIDEN_MIN_ELEMS,
+    ]
+}
+
 /// What to repack for `plan` under `repacking`: `None` when nothing needs it, the policy
 /// declines, or an operand cannot be repacked. A and B are repacked where TMA cannot read them
-/// (base, leading dimension or batch stride not a multiple of 16 bytes), D where C does
-/// not allow 16-byte stores. Whether a TMA kernel then runs is for the dispatcher to say
+/// (base, leading dimension or batch stride not a multiple of 16 bytes) or reads them slowly
+/// ([`widened_rows`]), D where C does not allow 16-byte stores. Whether a TMA kernel then runs is for the dispatcher to say
 /// ([`super::dispatch::dispatch_plan`] on [`Repack::apply`]'s plan).
 ///
 /// ```
@@ -246,12 +289,13 @@ pub fn repack(plan: &Plan, repacking: Repacking) -> Option<Repack> {
     let outer = [
         if plan.a.k_major { m } else { k },
         if plan.b.k_major { n } else { k },
-        n,
+        if plan.d_n_major { m } else { n },
     ];
+    let [wa, wb] = widened(plan);
     let mut operands = [
-        operand_copy(&plan.a, outer[0], batch).ok()?,
-        operand_copy(&plan.b, outer[1], batch).ok()?,
-        operand_copy(&plan.d, outer[2], batch).ok()?,
+        operand_copy(&plan.a, outer[0], batch, wa).ok()?,
+        operand_copy(&plan.b, outer[1], batch, wb).ok()?,
+        operand_copy(&plan.d, outer[2], batch, false).ok()?,
     ];
     if operands.iter().all(Option::is_none) {
         return None;
@@ -393,5 +437,23 @@ mod tests {
         only_d.c.ld = 1001;
         only_d.d = only_d.c;
         assert_eq!(repack(&only_d, Repacking::Auto).unwrap().without_d(), None);
+    }
+
+    /// An N-major D (a transposed plan) lies in m rows of its n columns: the copy out takes
+    /// m rows, not n (which wrote past C, into the next batch, before this was fixed).
+    #[test]
+    fn an_n_major_d_is_copied_by_its_rows() {
+        let mut p = problem(1000, 512, 1001, 0, 2, 0);
+        p.c.ld = 1001;
+        p.c.batch_stride = 1001 * 512 + 8;
+        p.d = p.c;
+        let t = p.transposed();
+        assert!(t.d_n_major && (t.m, t.n) == (512, 1000));
+        let d = repack(&t, Repacking::Auto).unwrap().operands[2].unwrap();
+        assert_eq!(
+            (d.copy.width, d.copy.height, d.copy.count),
+            (1000 * 2, 512, 2)
+        );
+        assert_eq!((d.ld, d.batch_stride), (1024, 1024 * 512));
     }
 }
