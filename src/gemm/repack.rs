@@ -3,14 +3,17 @@
 //! stride is not a multiple of 16 bytes (an odd vocabulary size, a 100-row M-major A), and
 //! D written there for a C that cannot take 16-byte stores. Without it such operands take
 //! the Ampere-class tile with 8-byte or element reads, far slower than the TMA kernels on
-//! an H100 (measured: see BENCHMARKS.md).
+//! an H100 (measured: see BENCHMARKS.md). An MN-major operand of 16-byte rows, which TMA
+//! reads in place but slowly, is copied too where the problem is large enough
+//! ([`widened_rows`]).
 //!
 //! A pure function of the plan, testable without a GPU: [`repack`] says what to copy and
 //! how large the workspace must be, [`Repack::apply`] rewrites the plan to read the copies.
 
 use super::plan::{KernelOperand, Plan};
 
-/// When [`super::Gemm`] copies misaligned operands through its workspace.
+/// When [`super::Gemm`] copies operands through its workspace: misaligned ones, and
+/// [`widened_rows`].
 ///
 /// ```
 /// use ferrocute::gemm::Repacking;
@@ -22,7 +25,8 @@ pub enum Repacking {
     /// and the kernels' element-wise stores, and no workspace is allocated.
     Never,
     /// Whenever the copies let a TMA kernel run (default): the copies and a TMA kernel beat
-    /// the Ampere-class tiles in place at every size measured on an H100 (BENCHMARKS.md).
+    /// the Ampere-class tiles in place at every size measured on an H100 (BENCHMARKS.md);
+    /// and for a TMA kernel that would read 16-byte rows in place ([`widened_rows`]).
     #[default]
     Auto,
 }
@@ -170,6 +174,7 @@ fn operand_copy(
     outer: u64,
     batch: u64,
     widen: bool,
+    output: bool,
 ) -> Result<Option<RepackedOperand>, ()> {
     let eb = o.elem_bytes as u64;
     if eb == 0 || 16 % eb != 0 {
@@ -195,7 +200,17 @@ fn operand_copy(
     };
     let mut ws_bs = if bs == 0 { 0 } else { ws_ld * outer };
     if batch > 1 && bs != 0 {
-        if bs % ld == 0 && (bs / ld).saturating_sub(outer) * (batch - 1) <= outer {
+        // An input's copy may read the rows between batches; D's copy out must not write
+        // them (the kernel leaves them unwritten in the workspace, and they are the
+        // caller's), so D's batches are one copy only where no rows lie between them.
+        let gap = (bs / ld).saturating_sub(outer);
+        if bs % ld == 0
+            && (if output {
+                gap == 0
+            } else {
+                gap * (batch - 1) <= outer
+            })
+        {
             // One copy over every batch's rows and the few rows between them.
             let rows = bs / ld;
             c.height = (batch - 1) * rows + outer;
@@ -247,7 +262,11 @@ pub fn widened_rows(plan: &Plan) -> bool {
 /// [`widened_rows`] for A and for B.
 fn widened(plan: &Plan) -> [bool; 2] {
     let narrow = |o: &KernelOperand| !o.k_major && o.ld as u64 * o.elem_bytes as u64 == 16;
-    let reads = |other: i32| other as u64 * plan.k as u64 * plan.batch.max(1) as u64;
+    let reads = |other: i32| {
+        (other as u64)
+            .saturating_mul(plan.k as u64)
+            .saturating_mul(plan.batch.max(1) as u64)
+    };
     [
         narrow(&plan.a) && reads(plan.n) >= WIDEN_MIN_ELEMS,
         narrow(&plan.b) && reads(plan.m) >= WIDEN_MIN_ELEMS,
@@ -293,9 +312,9 @@ pub fn repack(plan: &Plan, repacking: Repacking) -> Option<Repack> {
     ];
     let [wa, wb] = widened(plan);
     let mut operands = [
-        operand_copy(&plan.a, outer[0], batch, wa).ok()?,
-        operand_copy(&plan.b, outer[1], batch, wb).ok()?,
-        operand_copy(&plan.d, outer[2], batch, false).ok()?,
+        operand_copy(&plan.a, outer[0], batch, wa, false).ok()?,
+        operand_copy(&plan.b, outer[1], batch, wb, false).ok()?,
+        operand_copy(&plan.d, outer[2], batch, false, true).ok()?,
     ];
     if operands.iter().all(Option::is_none) {
         return None;
@@ -437,6 +456,31 @@ mod tests {
         only_d.c.ld = 1001;
         only_d.d = only_d.c;
         assert_eq!(repack(&only_d, Repacking::Auto).unwrap().without_d(), None);
+    }
+
+    /// D's batches a few whole rows apart go out batch by batch: one copy over the rows
+    /// between them would write the caller's memory there from workspace rows the kernel
+    /// never wrote. An input in the same layout is one copy, gaps included.
+    #[test]
+    fn d_batches_with_rows_between_them_are_copied_one_by_one() {
+        let mut p = problem(1000, 512, 1001, 0, 3, 0);
+        p.c.ld = 1001;
+        p.c.batch_stride = 1001 * 514;
+        p.d = p.c;
+        let s = repack(&p, Repacking::Auto).unwrap();
+        let (a, d) = (s.operands[0].unwrap(), s.operands[2].unwrap());
+        assert_eq!((a.copy.count, a.copy.height), (1, 3000));
+        assert_eq!((d.copy.count, d.copy.height), (3, 512));
+        assert_eq!(
+            (d.copy.src_step, d.copy.dst_step),
+            (1024 * 512 * 2, 1001 * 514 * 2)
+        );
+        assert_eq!(d.batch_stride, 1024 * 512);
+        // Without rows between them, one copy.
+        p.c.batch_stride = 1001 * 512;
+        p.d = p.c;
+        let d = repack(&p, Repacking::Auto).unwrap().operands[2].unwrap();
+        assert_eq!((d.copy.count, d.copy.height), (1, 3 * 512));
     }
 
     /// An N-major D (a transposed plan) lies in m rows of its n columns: the copy out takes
