@@ -160,8 +160,8 @@ impl Gemm {
         })
     }
 
-    /// This handle with another [`Repacking`] policy for misaligned operands (default
-    /// [`Repacking::Auto`]). A call that repacks copies A and/or B into the handle's
+    /// This handle with another [`Repacking`] policy for operands TMA cannot read in place
+    /// or reads slowly ([`widened_rows`]) (default [`Repacking::Auto`]). A call that repacks copies A and/or B into the handle's
     /// workspace on its stream before the GEMM (and D out of it to C after), allocating or
     /// growing the workspace when it is too small: make such a call once before capturing
     /// a CUDA graph of them.
@@ -305,7 +305,8 @@ impl Gemm {
     /// (except cudarc's stream-ordering waits on the buffers' events, and repacking copies
     /// into the handle's own workspace when the GEMM after them fails to launch).
     ///
-    /// Operands that TMA cannot read in place are repacked (see [`Gemm::with_repacking`]):
+    /// Operands that TMA cannot read in place, or reads slowly, are repacked (see
+    /// [`Gemm::with_repacking`]):
     /// the dispatch returned then describes the workspace copies (`plan`, `repacked`).
     ///
     /// ```no_run
