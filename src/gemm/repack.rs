@@ -165,10 +165,10 @@ impl Repack {
     }
 }
 
-/// The workspace copy of one operand that TMA (A, B) or 16-byte stores (D) cannot use in
-/// place, or that `widen` asks for, or `Ok(None)`; `Err(())` where it cannot be repacked (more than
-/// [`MAX_COPIES`] batches that do not lie a few whole rows apart). The workspace side is
-/// at offset 0.
+/// The workspace copy of one operand (D where `output`) that TMA (A, B) or 16-byte stores
+/// (D) cannot use in place, or that `widen` asks for, or `Ok(None)`; `Err(())` where it
+/// cannot be repacked (more than [`MAX_COPIES`] batches that one copy cannot take). The
+/// workspace side is at offset 0.
 fn operand_copy(
     o: &KernelOperand,
     outer: u64,
@@ -203,14 +203,8 @@ fn operand_copy(
         // An input's copy may read the rows between batches; D's copy out must not write
         // them (the kernel leaves them unwritten in the workspace, and they are the
         // caller's), so D's batches are one copy only where no rows lie between them.
-        let gap = (bs / ld).saturating_sub(outer);
-        if bs % ld == 0
-            && (if output {
-                gap == 0
-            } else {
-                gap * (batch - 1) <= outer
-            })
-        {
+        let most_gap_rows = if output { 0 } else { outer / (batch - 1) };
+        if bs % ld == 0 && (bs / ld).saturating_sub(outer) <= most_gap_rows {
             // One copy over every batch's rows and the few rows between them.
             let rows = bs / ld;
             c.height = (batch - 1) * rows + outer;
@@ -241,7 +235,9 @@ const WIDEN_MIN_ELEMS: u64 = 1 << 23;
 /// reads at least 8 Mi elements of the other operand, enough to pay for the copy.
 ///
 /// ```
-/// use ferrocute::gemm::{plan, repack, widened_rows, GemmDesc, Order, MatShape, OperandDesc, Repacking};
+/// use ferrocute::gemm::{
+///     plan, repack, widened_rows, GemmDesc, MatShape, OperandDesc, Order, Repacking,
+/// };
 /// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
 /// // x (8 x k) stored column-major: each k a 16-byte row of 8 tokens.
 /// let p = |la, n: usize, k: usize| plan(&GemmDesc { a: d(8, k, la, 0x10000),
@@ -274,10 +270,11 @@ fn widened(plan: &Plan) -> [bool; 2] {
 }
 
 /// What to repack for `plan` under `repacking`: `None` when nothing needs it, the policy
-/// declines, or an operand cannot be repacked. A and B are repacked where TMA cannot read them
-/// (base, leading dimension or batch stride not a multiple of 16 bytes) or reads them slowly
-/// ([`widened_rows`]), D where C does not allow 16-byte stores. Whether a TMA kernel then runs is for the dispatcher to say
-/// ([`super::dispatch::dispatch_plan`] on [`Repack::apply`]'s plan).
+/// declines, or an operand cannot be repacked. A and B are repacked where TMA cannot read
+/// them (base, leading dimension or batch stride not a multiple of 16 bytes) or reads them
+/// slowly ([`widened_rows`]), D where C does not allow 16-byte stores. Whether a TMA kernel
+/// then runs is for the dispatcher to say ([`super::dispatch::dispatch_plan`] on
+/// [`Repack::apply`]'s plan).
 ///
 /// ```
 /// use ferrocute::gemm::{plan, repack, GemmDesc, Order, MatShape, OperandDesc, Repacking};
