@@ -1,10 +1,11 @@
-//! `--epilogue bias,relu,gelu,swiglu|all`: fused epilogues on the row-major linear layer
+//! `--epilogue bias,relu,gelu,gelufast,swiglu|all`: fused epilogues on the row-major linear layer
 //! `y = act(x Wᵀ + b)` (and SwiGLU over W's interleaved gate/up rows), raced in one
 //! process against
 //! - our plain GEMM (what the epilogue costs),
 //! - our plain GEMM + a separate pass (what fusing saves),
-//! - cuBLASLt's fused epilogue, prepared once (bias, ReLU + bias, GELU + bias); for SwiGLU,
-//!   which cuBLASLt lacks, cuBLAS + the same separate pass.
+//! - cuBLASLt's fused epilogue, prepared once (bias, ReLU + bias, GELU + bias, against both
+//!   our GELU forms: `gelu` is ours accurate, `gelufast` ours in cuBLASLt's form with the
+//!   hardware tanh); for SwiGLU, which cuBLASLt lacks, cuBLAS + the same separate pass.
 //!
 //! Every fused result is checked against an f64 reference on 512 sampled elements.
 
@@ -27,11 +28,20 @@ pub enum Kind {
     Bias,
     Relu,
     Gelu,
+    GeluFast,
     SwiGlu,
+    SwiGluFast,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Bias, Kind::Relu, Kind::Gelu, Kind::SwiGlu];
+    pub const ALL: [Kind; 6] = [
+        Kind::Bias,
+        Kind::Relu,
+        Kind::Gelu,
+        Kind::GeluFast,
+        Kind::SwiGlu,
+        Kind::SwiGluFast,
+    ];
 
     pub fn parse(list: &str) -> Vec<Kind> {
         if list == "all" {
@@ -42,9 +52,11 @@ impl Kind {
                 "bias" => Some(Kind::Bias),
                 "relu" => Some(Kind::Relu),
                 "gelu" => Some(Kind::Gelu),
+                "gelufast" => Some(Kind::GeluFast),
                 "swiglu" => Some(Kind::SwiGlu),
+                "swiglufast" => Some(Kind::SwiGluFast),
                 other => {
-                    eprintln!("ignoring epilogue {other} (bias, relu, gelu, swiglu)");
+                    eprintln!("ignoring epilogue {other} (bias, relu, gelu, gelufast, swiglu, swiglufast)");
                     None
                 }
             })
@@ -56,7 +68,9 @@ impl Kind {
             Kind::Bias => "bias",
             Kind::Relu => "bias+relu",
             Kind::Gelu => "bias+gelu",
+            Kind::GeluFast => "bias+gelufast",
             Kind::SwiGlu => "swiglu",
+            Kind::SwiGluFast => "swiglufast",
         }
     }
 
@@ -65,7 +79,9 @@ impl Kind {
             Kind::Bias => Activation::Identity,
             Kind::Relu => Activation::Relu,
             Kind::Gelu => Activation::GeluTanh,
+            Kind::GeluFast => Activation::GeluTanhFast,
             Kind::SwiGlu => Activation::SwiGlu,
+            Kind::SwiGluFast => Activation::SwiGluFast,
         }
     }
 
@@ -73,17 +89,21 @@ impl Kind {
     fn pass_act(self) -> i32 {
         match self {
             Kind::Relu => 1,
-            Kind::Gelu => 2,
+            Kind::Gelu | Kind::GeluFast => 2,
             _ => 0,
         }
+    }
+
+    fn gated(self) -> bool {
+        matches!(self, Kind::SwiGlu | Kind::SwiGluFast)
     }
 
     fn lt(self) -> Option<LtEpilogue> {
         match self {
             Kind::Bias => Some(LtEpilogue::Bias),
             Kind::Relu => Some(LtEpilogue::ReluBias),
-            Kind::Gelu => Some(LtEpilogue::GeluBias),
-            Kind::SwiGlu => None,
+            Kind::Gelu | Kind::GeluFast => Some(LtEpilogue::GeluBias),
+            Kind::SwiGlu | Kind::SwiGluFast => None,
         }
     }
 }
@@ -105,10 +125,10 @@ fn fused(
     (m, n, k): (usize, usize, usize),
 ) -> Res<()> {
     let mut epi = Epilogue::new().activation(kind.activation());
-    if kind != Kind::SwiGlu {
+    if !kind.gated() {
         epi = epi.bias(Vector::cols(bias));
     }
-    let n_out = if kind == Kind::SwiGlu { n / 2 } else { n };
+    let n_out = if kind.gated() { n / 2 } else { n };
     g.gemm_with(
         1.0,
         &MatRef::new(&s.x, m, k, Order::RowMajor),
@@ -149,12 +169,12 @@ fn reference(
     };
     let silu = |x: f64| x / (1.0 + (-x).exp());
     match kind {
-        Kind::SwiGlu => silu(dot(2 * c)) * dot(2 * c + 1),
+        Kind::SwiGlu | Kind::SwiGluFast => silu(dot(2 * c)) * dot(2 * c + 1),
         _ => {
             let x = dot(c) + hb[c].to_f64();
             match kind {
                 Kind::Relu => x.max(0.0),
-                Kind::Gelu => {
+                Kind::Gelu | Kind::GeluFast => {
                     0.5 * x
                         * (1.0
                             + ((2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x.powi(3)))
@@ -175,7 +195,7 @@ fn check(
     hb: &[bf16],
     (m, n, k): (usize, usize, usize),
 ) -> String {
-    let n_out = if kind == Kind::SwiGlu { n / 2 } else { n };
+    let n_out = if kind.gated() { n / 2 } else { n };
     let mut bad = 0;
     let mut first = String::new();
     for i in 0..512usize {
@@ -244,7 +264,7 @@ pub fn race(
             })
             .collect::<Res<_>>()?;
         for &kind in kinds {
-            let swiglu = kind == Kind::SwiGlu;
+            let swiglu = kind.gated();
             let mut lt = match kind.lt() {
                 Some(e) => Some(LtPlan::new(stream, dims, e, &bias)?),
                 None => None,

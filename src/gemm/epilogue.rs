@@ -32,7 +32,10 @@
 //! negative x (`x / (1 + 2^(-2u log2 e))`, `0.5 x erfc(-x / √2)`). SiLU and the tanh form
 //! (`x · sigmoid`, by the MUFU's `ex2` and `rcp`) put an f32 C within `2e-7 |x|` of an f64
 //! reference, `x` being the activation's input; the erf form (CUDA's `erfcf`) within a few
-//! ulps of its result. A bf16 or f16 C adds its own rounding.
+//! ulps of its result. A bf16 or f16 C adds its own rounding. [`Activation::GeluTanhFast`]
+//! trades accuracy for half the MUFU work: `0.5 x (1 + tanh(u))` with the hardware `tanh`
+//! (cuBLASLt's GELU epilogue), within `2.5e-4 |x|`; [`Activation::SiluFast`] and
+//! [`Activation::SwiGluFast`] do the same for SiLU.
 //!
 //! ```no_run
 //! use ferrocute::gemm::{Activation, Epilogue, Gemm, MatMut, MatRef, Order, Vector};
@@ -82,6 +85,12 @@ pub enum Activation {
     Relu,
     /// GELU, tanh approximation (PyTorch's `approximate="tanh"`).
     GeluTanh,
+    /// GELU's tanh form as cuBLASLt's GELU epilogue computes it, by the GPU's `tanh.approx`
+    /// (one MUFU operation a value instead of two): within `2.5e-4 |x|` of
+    /// [`GeluTanh`](Activation::GeluTanh), so below `x = -3`, where the output is under
+    /// `2.5e-4 |x|` itself, it has no correct digit. For layers where speed counts more than
+    /// the small negative outputs.
+    GeluTanhFast,
     /// GELU, exact erf form (PyTorch's default).
     GeluErf,
     /// `x * sigmoid(x)`.
@@ -89,15 +98,23 @@ pub enum Activation {
     /// `silu(gate) * up` over interleaved gate/up columns: C has half of B's columns
     /// (layout: [`Epilogue`]).
     SwiGlu,
+    /// SiLU by the GPU's `tanh.approx`, `x (0.5 + 0.5 tanh(x / 2))` (one MUFU operation a
+    /// value instead of two): within `2.5e-4 |x|` of [`Silu`](Activation::Silu), as
+    /// [`GeluTanhFast`](Activation::GeluTanhFast) is of GELU.
+    SiluFast,
+    /// [`SwiGlu`](Activation::SwiGlu) with [`SiluFast`](Activation::SiluFast)'s SiLU: within
+    /// `2.5e-4 |gate| |up|`.
+    SwiGluFast,
 }
 
 impl Activation {
     /// Whether the activation pairs columns (C has half of B's columns).
     pub fn is_gated(self) -> bool {
-        self == Activation::SwiGlu
+        matches!(self, Activation::SwiGlu | Activation::SwiGluFast)
     }
 
-    /// The kernel's code (`epilogue_ops.cuh`); the gate's SiLU is implied by `gated`.
+    /// The kernel's code (`epilogue_ops.cuh`); a gated launch's code names its SiLU's form
+    /// (0: accurate, 6: fast).
     fn code(self) -> i32 {
         match self {
             Activation::Identity | Activation::SwiGlu => 0,
@@ -105,6 +122,8 @@ impl Activation {
             Activation::GeluTanh => 2,
             Activation::GeluErf => 3,
             Activation::Silu => 4,
+            Activation::GeluTanhFast => 5,
+            Activation::SiluFast | Activation::SwiGluFast => 6,
         }
     }
 }

@@ -90,6 +90,12 @@ __device__ __forceinline__ void epi_box_act(Frag& acc, int q0, EpiArgs const& e)
   } else if (e.act == kActSilu) {
     CUTE_UNROLL
     for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) = epi_silu(acc(8 * q0 + i));
+  } else if (e.act == kActGeluTanhFast) {
+    CUTE_UNROLL
+    for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) = epi_gelu_tanh_fast(acc(8 * q0 + i));
+  } else if (e.act == kActSiluFast) {
+    CUTE_UNROLL
+    for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) = epi_silu_fast(acc(8 * q0 + i));
   }
 }
 
@@ -108,6 +114,26 @@ __device__ __forceinline__ void epi_prefetch_bias(EpiArgs const& e, int m0, int 
     asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
 }
 
+// The bias along M at a warpgroup's rows of its Slabs 64-row slabs from m_base (zeros for a
+// bias along N or none). The kernels load it before they wait for their last WGMMAs, so that
+// its L2 round trip overlaps the main loop's tail instead of opening the epilogue.
+template <int Slabs>
+struct EpiSlabBias {
+  float2 rows[Slabs];
+};
+
+template <int Slabs>
+__device__ __forceinline__ EpiSlabBias<Slabs> epi_slab_bias(EpiArgs const& e, int m_base,
+                                                            int wtid) {
+  EpiSlabBias<Slabs> b;
+  const int r0 = m_base + 16 * (wtid / 32) + (wtid % 32) / 4;
+  CUTE_UNROLL
+  for (int s = 0; s < Slabs; ++s)
+    b.rows[s] = e.bias_axis == kAxisM ? epi_rows2(e.bias, e.bias_type, r0 + 64 * s, e.m)
+                                      : make_float2(0.f, 0.f);
+  return b;
+}
+
 // Whether a fused epilogue takes the unrolled form (epi_box_pre, epi_box_act).
 __device__ __forceinline__ bool epi_unrolled(EpiArgs const& e) {
   return e.scale_axis == kAxisNone && e.act != kActGeluErf;
@@ -120,18 +146,19 @@ __device__ __forceinline__ bool epi_in_registers(GemmParams const& p) {
   return epi_active(p) && p.gated == 0 && p.beta == 0.0f && epi_unrolled(epi_args(p));
 }
 
-// The fused epilogue of a narrow tile's 64-row slab (BN / 16 groups from column n0, rows
-// from m0) in place, as epi_box_pre and epi_box_act do for a box. The general epilogue
+// The fused epilogue of a narrow tile's 64-row slab (BN / 16 groups from column n0; `sb`:
+// the bias at its rows, epi_slab_bias) in place, as epi_box_pre and epi_box_act do for a
+// box. The general epilogue
 // applies it per staged item instead, behind a switch on the vector's type and the
 // activation for each 8 values; at one tile per SM (the narrow tiles' one wave) nothing
 // hid those branches' instruction fetches nor each item's bias load (ncu at 256x4608x3584:
 // +16% cycles over the plain GEMM, the stalls on both).
 template <int BN, class Frag>
-__device__ __forceinline__ void epi_slab_in_registers(Frag& acc, int wtid, int m0, int n0,
+__device__ __forceinline__ void epi_slab_in_registers(Frag& acc, int wtid, int n0,
+                                                      EpiSlabBias<1> const& sb,
                                                       EpiArgs const& e) {
   const int lane = wtid % 32;
-  const EpiRows rows = epi_rows(e, m0 + 16 * (wtid / 32) + lane / 4);
-  epi_box_pre<BN / 16>(acc, 0, n0 + 2 * (lane % 4), rows.bias, e);
+  epi_box_pre<BN / 16>(acc, 0, n0 + 2 * (lane % 4), sb.rows[0], e);
   epi_box_act<BN / 16>(acc, 0, e);
 }
 
@@ -141,26 +168,27 @@ __device__ __forceinline__ void epi_slab_in_registers(Frag& acc, int wtid, int m
 // computes one output). A 64 x 64 box of the product is a D box of 64 x 32 (along N,
 // 128-byte swizzle) or 32 x 64 (along M, 64-byte swizzle), as the host encodes tma_d for
 // gated launches. The outputs go to the staging one 16-bit value at a time: a thread's
-// outputs are not the pairs stmatrix takes. The axis is a template parameter: a branch on it
-// between the unrolled values made ptxas spill the fragment.
-template <int Slabs, int BN, bool AlongM, class Out, class Frag>
+// outputs are not the pairs stmatrix takes. The axis and the SiLU's form (Fast:
+// epi_silu_fast) are template parameters: a branch on the axis between the unrolled values
+// made ptxas spill the fragment.
+template <int Slabs, int BN, bool AlongM, bool Fast, class Out, class Frag>
 __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int bar_id,
                                                    int wtid, int m_base, int n_base,
                                                    int first_slab, int skip, int l,
-                                                   EpiArgs const& e, CUtensorMap const* tma_d,
-                                                   uint32_t& pass) {
+                                                   EpiArgs const& e,
+                                                   EpiSlabBias<Slabs> const& sb,
+                                                   CUtensorMap const* tma_d, uint32_t& pass) {
   constexpr int G = BN / 16;   // groups a slab
   const int lane = wtid % 32, warp = wtid / 32;
   const bool odd = (lane / 4) % 2 != 0;   // along M: the lane holds its pairs' up rows
   CUTE_UNROLL
   for (int s = 0; s < Slabs; ++s) {
     if (s < first_slab) continue;
-    const EpiRows rows = epi_rows(e, m_base + 64 * s + 16 * warp + lane / 4);
     CUTE_UNROLL
     for (int c = 0; c < BN / 64; ++c) {
       if (c < skip) continue;
       const int q0 = G * s + 4 * c;
-      epi_box_pre(acc, q0, n_base + 64 * c + 2 * (lane % 4), rows.bias, e);
+      epi_box_pre(acc, q0, n_base + 64 * c + 2 * (lane % 4), sb.rows[s], e);
       uint8_t* const buf = ring + (pass++ % kTmaRingBoxes) * kTmaBoxBytes;
       if (wtid == 0) tma_store_wait<kTmaRingBoxes - 1>();
       named_bar_sync(bar_id, 128);   // buf is free
@@ -186,7 +214,8 @@ __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int
             const int dc = col / 2;
             addr = base + uint32_t(dc * 128 + ((row / 8) ^ (dc % 8)) * 16 + (row % 8) * 2);
           }
-          const uint16_t y = OutOps<Out>::to(epi_silu(gate) * up).raw();
+          const float sg = Fast ? epi_silu_fast(gate) : epi_silu(gate);
+          const uint16_t y = OutOps<Out>::to(sg * up).raw();
           asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(addr), "h"(y) : "memory");
         }
       }
@@ -207,7 +236,8 @@ __device__ __forceinline__ void tma_epilogue_gated(Frag& acc, uint8_t* ring, int
 // The TMA epilogue of a warpgroup's Slabs 64-row slabs (its whole accumulator) with the
 // fused epilogue applied in registers (beta == 0), 64 columns a box as
 // tma_epilogue_pass, D leaving by the plain path's asynchronous TMA stores, which overlap
-// the next tile's main loop. Slabs before `first_slab` and the first `skip` boxes of each
+// the next tile's main loop (`sb`: the bias at the slabs' rows, epi_slab_bias, for the `_epi`
+// forms). Slabs before `first_slab` and the first `skip` boxes of each
 // slab are left out (a last tile of M or N loaded inside M or N: the tile before's rows or
 // columns); `pass` counts the boxes stored. In the `_epi` entry points (Epi), SwiGLU goes by
 // tma_epilogue_gated and the epilogues without a scale other than GELU's erf form unrolled
@@ -219,18 +249,29 @@ template <int Slabs, int BN, class Out, bool Epi, class Frag>
 __device__ __forceinline__ void tma_epilogue_fused(Frag& acc, uint8_t* ring, int bar_id,
                                                    int wtid, int m_base, int n_base,
                                                    int first_slab, int skip, int l,
-                                                   EpiArgs const& e, CUtensorMap const* tma_d,
-                                                   uint32_t& pass) {
+                                                   EpiArgs const& e,
+                                                   EpiSlabBias<Slabs> const& sb,
+                                                   CUtensorMap const* tma_d, uint32_t& pass) {
   constexpr int G = BN / 16;   // groups a slab
   if constexpr (Epi) {
-    if (e.gated == 2) {
-      tma_epilogue_gated<Slabs, BN, true, Out>(acc, ring, bar_id, wtid, m_base, n_base,
-                                               first_slab, skip, l, e, tma_d, pass);
-      return;
-    }
-    if (e.gated == 1) {
-      tma_epilogue_gated<Slabs, BN, false, Out>(acc, ring, bar_id, wtid, m_base, n_base,
-                                                first_slab, skip, l, e, tma_d, pass);
+    if (e.gated != 0) {
+      const bool fast = e.act == kActSiluFast;
+      if (e.gated == 2 && fast)
+        tma_epilogue_gated<Slabs, BN, true, true, Out>(acc, ring, bar_id, wtid, m_base,
+                                                       n_base, first_slab, skip, l, e, sb,
+                                                       tma_d, pass);
+      else if (e.gated == 2)
+        tma_epilogue_gated<Slabs, BN, true, false, Out>(acc, ring, bar_id, wtid, m_base,
+                                                        n_base, first_slab, skip, l, e, sb,
+                                                        tma_d, pass);
+      else if (fast)
+        tma_epilogue_gated<Slabs, BN, false, true, Out>(acc, ring, bar_id, wtid, m_base,
+                                                        n_base, first_slab, skip, l, e, sb,
+                                                        tma_d, pass);
+      else
+        tma_epilogue_gated<Slabs, BN, false, false, Out>(acc, ring, bar_id, wtid, m_base,
+                                                         n_base, first_slab, skip, l, e, sb,
+                                                         tma_d, pass);
       return;
     }
     if (epi_unrolled(e)) {
@@ -238,11 +279,10 @@ __device__ __forceinline__ void tma_epilogue_fused(Frag& acc, uint8_t* ring, int
       CUTE_UNROLL
       for (int s = 0; s < Slabs; ++s) {
         if (s < first_slab) continue;
-        const EpiRows rows = epi_rows(e, m_base + 64 * s + 16 * (wtid / 32) + lane / 4);
         CUTE_UNROLL
         for (int c = 0; c < BN / 64; ++c)
           if (c >= skip)
-            epi_box_pre(acc, G * s + 4 * c, n_base + 64 * c + 2 * (lane % 4), rows.bias, e);
+            epi_box_pre(acc, G * s + 4 * c, n_base + 64 * c + 2 * (lane % 4), sb.rows[s], e);
       }
       CUTE_UNROLL
       for (int s = 0; s < Slabs; ++s) {

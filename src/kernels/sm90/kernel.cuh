@@ -276,6 +276,11 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                             BM, BN);
       const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase,
                                     w.ke - w.kb, S, release);
+      // The fused epilogue's bias at this warpgroup's rows, loaded while the last WGMMAs run.
+      EpiSlabBias<1> sb{};
+      if constexpr (Epi || !kBoxes)
+        if (tma_fused || epi_regs)
+          sb = epi_slab_bias<1>(epi_args(p), tc.m * BM - row_shift(tc.m) + cwg * 64, wtid);
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
@@ -320,12 +325,12 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
         if (tma_fused) {
           tma_epilogue_fused<1, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg), 1 + cwg,
                                               wtid, m0, n0, 0, cshift / 64, tc.l, epi_args(p),
-                                              tma_d, epi_pass);
+                                              sb, tma_d, epi_pass);
           continue;
         }
       }
       if constexpr (!kBoxes)
-        if (epi_regs) epi_slab_in_registers<BN>(accum, wtid, m0, n0, epi_args(p));
+        if (epi_regs) epi_slab_in_registers<BN>(accum, wtid, n0, sb, epi_args(p));
       epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, m0, n0, cshift,
                                    int64_t(tc.l), p, fast, tma_epi, d_vec, c_vec, tma_d,
                                    epi_pass, epi_regs);
@@ -391,6 +396,10 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                                     w.ke - w.kb, S, release);
       // hand the tensor cores to the other warpgroup
       cutlass::arch::ClusterBarrier::arrive(&ss.order[cwg ^ 1]);
+      // The fused epilogue's bias at the tile's rows, loaded while the last WGMMAs run.
+      EpiSlabBias<BM / 64> sb{};
+      if constexpr (Epi)
+        if (tma_fused) sb = epi_slab_bias<BM / 64>(epi_args(p), tc.m * BM - row_shift(tc.m), wtid);
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
@@ -407,7 +416,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           tma_epilogue_fused<BM / 64, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg),
                                                     1 + cwg, wtid, tc.m * BM - shift,
                                                     tc.n * BN - cshift, shift / 64, cshift / 64,
-                                                    tc.l, epi_args(p), tma_d, epi_pass);
+                                                    tc.l, epi_args(p), sb, tma_d, epi_pass);
           continue;
         }
       }
