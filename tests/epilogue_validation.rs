@@ -290,3 +290,47 @@ fn fused_dispatch_is_the_plain_dispatch() {
         }
     }
 }
+
+/// Each activation reaches the kernels as the code `EpiAct` gives it in
+/// `src/kernels/epilogue_ops.cuh` (a gated one as its SiLU's code, with the gating), so the
+/// fast forms cannot silently run as the accurate ones.
+#[test]
+fn activation_codes_are_the_kernels() {
+    let header = include_str!("../src/kernels/epilogue_ops.cuh");
+    let enum_body = header
+        .split("enum EpiAct : int32_t {")
+        .nth(1)
+        .and_then(|rest| rest.split('}').next())
+        .expect("EpiAct in epilogue_ops.cuh");
+    let code_of = |name: &str| -> i32 {
+        enum_body
+            .split(',')
+            .find_map(|item| {
+                let (n, v) = item.split_once('=')?;
+                (n.trim() == name).then(|| v.trim().parse().unwrap())
+            })
+            .unwrap_or_else(|| panic!("{name} not in EpiAct"))
+    };
+    let p = plan_gated(&linear(16, 256, 128, 64)).unwrap();
+    let ungated = plan(&linear(16, 128, 128, 64)).unwrap();
+    for (act, name, gated) in [
+        (Activation::Identity, "kActIdentity", false),
+        (Activation::Relu, "kActRelu", false),
+        (Activation::GeluTanh, "kActGeluTanh", false),
+        (Activation::GeluErf, "kActGeluErf", false),
+        (Activation::Silu, "kActSilu", false),
+        (Activation::GeluTanhFast, "kActGeluTanhFast", false),
+        (Activation::SiluFast, "kActSiluFast", false),
+        (Activation::SwiGlu, "kActIdentity", true),
+        (Activation::SwiGluFast, "kActSiluFast", true),
+    ] {
+        let desc = EpilogueDesc {
+            activation: act,
+            bias: None,
+            scale: None,
+        };
+        let k = desc.kernel(if gated { &p } else { &ungated });
+        assert_eq!(k.act, code_of(name), "{act:?}");
+        assert_eq!(k.gated != 0, gated, "{act:?}");
+    }
+}

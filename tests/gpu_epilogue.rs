@@ -97,8 +97,9 @@ fn narrow_form(cs: &EpiCase) -> Option<&'static str> {
 /// runs them whatever the random cases drew: SwiGLU with a row-major C (gated along the
 /// kernel's M, computed swapped; C's 128 columns a multiple of 8) and a column-major one
 /// (along N; 200 rows), GELU's tanh form unrolled, and with a scale the rolled loop; a bias
-/// along either axis. Then each form again with the kernel's N = 300, whose last tile of
-/// 128 or 256 columns loads B inside N and leaves its first box unstored (`col_shift`).
+/// along either axis. Then each form again (GELU's and SwiGLU-along-M's fast forms there)
+/// with the kernel's N = 300, whose last tile of 128 or 256 columns loads B inside N and
+/// leaves its first box unstored (`col_shift`).
 /// The kernel's M = 136 or 144 leaves a last tile of 128 rows 112–120 past M, which loads A
 /// inside M and leaves its first slab unstored (`row_shift`; pingpong tiles store both
 /// slabs at once, so each form takes it there too: SwiGLU along N at 144 rows). The narrow
@@ -127,10 +128,22 @@ fn epi_tma_cases() -> [EpiCase; 10] {
             scale: Some((Along::Cols, ScaleAt::Output)),
             ..case(136, 200, Order::ColMajor, Along::Rows, Activation::Silu)
         },
-        case(144, 300, Order::ColMajor, Along::Cols, Activation::GeluTanh),
+        case(
+            144,
+            300,
+            Order::ColMajor,
+            Along::Cols,
+            Activation::GeluTanhFast,
+        ),
         case(200, 300, Order::ColMajor, Along::Rows, Activation::SwiGlu),
         case(144, 300, Order::ColMajor, Along::Cols, Activation::SwiGlu),
-        case(300, 144, Order::RowMajor, Along::Cols, Activation::SwiGlu),
+        case(
+            300,
+            144,
+            Order::RowMajor,
+            Along::Cols,
+            Activation::SwiGluFast,
+        ),
         EpiCase {
             scale: Some((Along::Rows, ScaleAt::Output)),
             ..case(144, 300, Order::ColMajor, Along::Cols, Activation::Silu)
@@ -439,8 +452,9 @@ fn gpu_epilogue_small() {
         });
         // On the persistent tiles (72 rows; a row-major C's 72 columns when gated): GELU's
         // erf form with a scale and SwiGLU without one take the TMA store's rolled and gated
-        // forms, SwiGLU with a scale the general epilogue, GELU's tanh form the unrolled one;
-        // on the narrow tile the staged items, their gate/up pairs and the registers form.
+        // forms, SwiGLU with a scale the general epilogue, GELU's tanh forms the unrolled one,
+        // fast SwiGLU the gated one; on the narrow tile the staged items, their gate/up pairs
+        // and the registers form.
         for (act, lc, scale) in [
             (Activation::GeluErf, Order::ColMajor, true),
             (Activation::SwiGlu, Order::RowMajor, true),

@@ -39,8 +39,8 @@ pub struct Args {
     /// `--no-events`: buffers are allocated with cudarc's event tracking off, so no event
     /// is recorded or waited for between two launches (everything runs on one stream).
     pub no_events: bool,
-    /// `--epilogue bias,relu,gelu,gelufast,swiglu|all`: race fused epilogues on the row-major
-    /// linear layer instead of the plain GEMM (epilogue.rs).
+    /// `--epilogue bias,relu,gelu,gelufast,swiglu,swiglufast|all`: race fused epilogues on
+    /// the row-major linear layer instead of the plain GEMM (epilogue.rs).
     pub epilogue: Option<String>,
 }
 

@@ -1,6 +1,6 @@
-//! `--epilogue bias,relu,gelu,gelufast,swiglu|all`: fused epilogues on the row-major linear layer
-//! `y = act(x Wᵀ + b)` (and SwiGLU over W's interleaved gate/up rows), raced in one
-//! process against
+//! `--epilogue bias,relu,gelu,gelufast,swiglu,swiglufast|all`: fused epilogues on the
+//! row-major linear layer `y = act(x Wᵀ + b)` (and SwiGLU over W's interleaved gate/up
+//! rows), raced in one process against
 //! - our plain GEMM (what the epilogue costs),
 //! - our plain GEMM + a separate pass (what fusing saves),
 //! - cuBLASLt's fused epilogue, prepared once (bias, ReLU + bias, GELU + bias, against both

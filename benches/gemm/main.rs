@@ -3,7 +3,8 @@
 //! `cargo bench --bench gemm -- [--shapes square|skinny|small|unaligned|llm|all]
 //! [--shape MxNxK ...] [--tokens 1,8,64] [--layout tn,nn,tt,nt,rm|all] [--iters N]
 //! [--rounds R] [--sets N] [--soak SECS] [--rest SECS] [--queued] [--no-events]
-//! [--repacking never|auto] [--epilogue bias,relu,gelu,gelufast,swiglu|all]`
+//! [--repacking never|auto]
+//! [--epilogue bias,relu,gelu,gelufast,swiglu,swiglufast|all]`
 //!
 //! bf16 inputs, f32 accumulation, bf16 output. Layouts use BLAS names for a column-major C
 //! (TN = A K-major, B K-major; NN = A M-major; TT = B N-major; NT = both), and RM is

@@ -13,7 +13,8 @@
 //! the plain one's (the register-streaming kernel through entry points of its own, whose
 //! code stays out of its plain ones). On the Hopper tiles of large problems, with K-major
 //! operands, C of the inputs' 16-bit type and `beta == 0` (a linear layer's `x Wᵀ + b`),
-//! bias with identity, ReLU, GELU's tanh form, SiLU or SwiGLU runs unrolled in registers
+//! bias with identity, ReLU, GELU's tanh forms, SiLU or SwiGLU (accurate or fast) runs
+//! unrolled in registers
 //! into the TMA store (entry points of their own); a scale, GELU's erf form or other
 //! operand orders take a rolled loop there, and `beta != 0`, an `f32` C or SwiGLU with a
 //! scale an f32-staged store, each dearer (BENCHMARKS.md gives the costs).
@@ -87,9 +88,9 @@ pub enum Activation {
     GeluTanh,
     /// GELU's tanh form as cuBLASLt's GELU epilogue computes it, by the GPU's `tanh.approx`
     /// (one MUFU operation a value instead of two): within `2.5e-4 |x|` of
-    /// [`GeluTanh`](Activation::GeluTanh), so below `x = -3`, where the output is under
-    /// `2.5e-4 |x|` itself, it has no correct digit. For layers where speed counts more than
-    /// the small negative outputs.
+    /// [`GeluTanh`](Activation::GeluTanh): 18% of the output at `x = -3`, and more than the
+    /// output below `x ≈ -3.4`. For layers where speed counts more than the small negative
+    /// outputs.
     GeluTanhFast,
     /// GELU, exact erf form (PyTorch's default).
     GeluErf,

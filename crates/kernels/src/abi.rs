@@ -81,7 +81,9 @@ mirror! {
         tail_splits: i32,
         /// 1: C and D are N-major, `D(m,n) = d[m*ldd + n]` (the small-M kernels only).
         d_n_major: i32,
-        /// Activation (`epilogue_ops.cuh`: 0 identity, 1 ReLU, 2 GELU tanh, 3 GELU erf, 4 SiLU).
+        /// Activation (`epilogue_ops.cuh`: 0 identity, 1 ReLU, 2 GELU tanh, 3 GELU erf, 4 SiLU,
+        /// 5 GELU tanh by `tanh.approx`, 6 SiLU by `tanh.approx`); with `gated`, the SiLU's
+        /// form (0 or 6).
         act: i32,
         /// Bias vector's base (0: none).
         bias: u64,
