@@ -95,7 +95,7 @@ impl Kind {
     }
 
     fn gated(self) -> bool {
-        matches!(self, Kind::SwiGlu | Kind::SwiGluFast)
+        self.activation().is_gated()
     }
 
     fn lt(self) -> Option<LtEpilogue> {
