@@ -25,9 +25,9 @@
 //! `g` and `u` each formed as above (bias and scale vectors of length n, interleaved like
 //! W; scale at the product only; `beta == 0`).
 //!
-//! Special values: ReLU keeps NaN (as `x < 0 ? 0 : x`); GELU and SiLU map `-inf` to their
-//! limit 0 (`-0` for SiLU and GELU's tanh form, `+0` for its erf form; the formulas would
-//! give `0 * inf`) and `+inf` to `+inf`, NaN to NaN.
+//! Special values: ReLU keeps NaN and maps `-0` to `+0` (`max(x, 0)`, NaN winning); GELU and
+//! SiLU map `-inf` to their limit 0 (`-0` for SiLU and GELU's tanh form, `+0` for its erf
+//! form; the formulas would give `0 * inf`) and `+inf` to `+inf`, NaN to NaN.
 //! GELU's tanh form is `0.5 x (1 + tanh(u))`, `u = √(2/π) (x + 0.044715 x³)`, the erf form
 //! `0.5 x (1 + erf(x / √2))`; both are evaluated in f32 in forms without cancellation for
 //! negative x (`x / (1 + 2^(-2u log2 e))`, `0.5 x erfc(-x / √2)`). SiLU and the tanh form

@@ -111,33 +111,46 @@ __device__ __forceinline__ float epi_gelu_tanh(float x) {
   return epi_x_sigmoid_2(x, x * fmaf(-0.10294324f, x * x, -2.3022082f));
 }
 
+// tanh.approx.f32: one MUFU operation, relative error within 2^-11.
+__device__ __forceinline__ float epi_tanh(float u) {
+  float t;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(u));
+  return t;
+}
+
 // GELU's tanh form as cuBLASLt's GELU epilogue computes it: x (0.5 + 0.5 tanh(u)) with the
 // hardware tanh (tanh.approx.f32, one MUFU operation, relative error within 2^-11), so half
 // the MUFU work of epi_gelu_tanh. Its error, 0.5 |x| |tanh u| 2^-11, stays under 2.5e-4 |x|:
 // 18% of the output at x = -3 and more than the output below x = -3.4 (1 + tanh u cancels).
 __device__ __forceinline__ float epi_gelu_tanh_fast(float x) {
   x = epi_finite_below(x);
-  const float u = x * fmaf(0.035677408f, x * x, 0.79788456f);
-  float t;
-  asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(u));
-  return x * fmaf(0.5f, t, 0.5f);
+  return x * fmaf(0.5f, epi_tanh(x * fmaf(0.035677408f, x * x, 0.79788456f)), 0.5f);
 }
 
 // SiLU by the hardware tanh as epi_gelu_tanh_fast: x (0.5 + 0.5 tanh(x / 2)), within
 // 2.5e-4 |x|.
 __device__ __forceinline__ float epi_silu_fast(float x) {
   x = epi_finite_below(x);
-  float t;
-  asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(0.5f * x));
-  return x * fmaf(0.5f, t, 0.5f);
+  return x * fmaf(0.5f, epi_tanh(0.5f * x), 0.5f);
 }
 
-// NaN stays NaN; -inf goes to -0 (0 for GELU's erf form) and +inf to +inf. GELU's erf form
+// epi_silu_fast from h = x / 2, as h (1 + tanh(h)): the same value (halving is exact) with
+// one multiply fewer, for callers that fold the halving into an earlier scale.
+__device__ __forceinline__ float epi_silu_fast_half(float h) {
+  h = epi_finite_below(h);
+  return h * (1.f + epi_tanh(h));
+}
+
+// NaN stays NaN; -inf goes to -0 (0 for GELU's erf form, and ReLU's) and +inf to +inf. GELU's erf form
 // as 0.5 x erfc(-x/sqrt 2), which keeps its relative accuracy for negative x (1 + erf
 // cancels there).
 __device__ __forceinline__ float epi_act(float x, int32_t act) {
   switch (act) {
-    case kActRelu: return x < 0.f ? 0.f : x;   // NaN < 0 is false: NaN passes through
+    case kActRelu: {   // max.NaN: NaN passes through, -0 goes to +0; one instruction
+      float r;
+      asm("max.NaN.f32 %0, %1, 0f00000000;" : "=f"(r) : "f"(x));
+      return r;
+    }
     case kActGeluTanh: return epi_gelu_tanh(x);
     case kActGeluErf: {
       const float r = 0.5f * x * erfcf(-0.7071067811865476f * x);

@@ -49,7 +49,7 @@ pub fn act_f64(act: Activation, x: f64) -> f64 {
     };
     match act {
         Activation::Relu => {
-            if x < 0.0 {
+            if x <= 0.0 {
                 0.0
             } else {
                 x
