@@ -97,14 +97,15 @@ fn narrow_form(cs: &EpiCase) -> Option<&'static str> {
 /// runs them whatever the random cases drew: SwiGLU with a row-major C (gated along the
 /// kernel's M, computed swapped; C's 128 columns a multiple of 8) and a column-major one
 /// (along N; 200 rows), GELU's tanh form unrolled, and with a scale the rolled loop; a bias
-/// along either axis. Then each form again (GELU's and SwiGLU-along-M's fast forms there)
-/// with the kernel's N = 300, whose last tile of 128 or 256 columns loads B inside N and
-/// leaves its first box unstored (`col_shift`).
+/// along either axis; SiLU's fast form with a bias along M (its halving folded into alpha
+/// and the bias, alpha -0.75). Then each form again (GELU's and SwiGLU-along-M's fast forms
+/// there) with the kernel's N = 300, whose last tile of 128 or 256 columns loads B inside N
+/// and leaves its first box unstored (`col_shift`).
 /// The kernel's M = 136 or 144 leaves a last tile of 128 rows 112–120 past M, which loads A
 /// inside M and leaves its first slab unstored (`row_shift`; pingpong tiles store both
 /// slabs at once, so each form takes it there too: SwiGLU along N at 144 rows). The narrow
 /// tiles run them too, for each form of theirs (200 x 66 transposed: an N-major D).
-fn epi_tma_cases() -> [EpiCase; 10] {
+fn epi_tma_cases() -> [EpiCase; 11] {
     let case = |m, n, lc, bias, act| EpiCase {
         m,
         n,
@@ -123,6 +124,7 @@ fn epi_tma_cases() -> [EpiCase; 10] {
         case(72, 256, Order::RowMajor, Along::Cols, Activation::SwiGlu),
         case(200, 66, Order::ColMajor, Along::Rows, Activation::SwiGlu),
         case(136, 200, Order::ColMajor, Along::Cols, Activation::GeluTanh),
+        case(136, 200, Order::ColMajor, Along::Rows, Activation::SiluFast),
         case(200, 66, Order::ColMajor, Along::Cols, Activation::GeluTanh),
         EpiCase {
             scale: Some((Along::Cols, ScaleAt::Output)),
@@ -358,7 +360,17 @@ fn gpu_epilogue_special_values() {
 
 fn special_values<TO: OutputElem + Host>(g: &Gemm, m: usize, kernel: Option<&str>) {
     let s = g.stream();
-    let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -3.0, 0.0, 2.5];
+    // alpha = -1 makes the zero product -0, so a bias of -0 gives the activation -0
+    // (ReLU's goes to +0) and a bias of 0 gives it +0
+    let specials = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -3.0,
+        0.0,
+        -0.0,
+        2.5,
+    ];
     let k = 16;
     let n = specials.len();
     let a = s.clone_htod(&vec![bf16::ZERO; m * k]).unwrap();
@@ -384,7 +396,7 @@ fn special_values<TO: OutputElem + Host>(g: &Gemm, m: usize, kernel: Option<&str
         let mut c = s.clone_htod(&vec![TO::nan(); m * n]).unwrap();
         let ran = g
             .gemm_with(
-                1.0,
+                -1.0,
                 &MatRef::new(&a, m, k, Order::RowMajor),
                 &MatRef::new(&b, k, cols, Order::ColMajor),
                 0.0,
