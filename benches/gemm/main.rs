@@ -54,7 +54,10 @@ struct Weight {
 /// The kernel a call ran, with its K split, cluster or tail split.
 fn describe(d: &Dispatch) -> String {
     let name = d.kernel.trim_start_matches("ferrocute_").to_string();
-    let split = d.config.is_some_and(|c| c.grid == GridKind::SplitK);
+    // A split-K kernel's cluster splits K, unless it spans tiles of M or N (`_mc`, `_nc`).
+    let split = d
+        .config
+        .is_some_and(|c| c.grid == GridKind::SplitK && c.cluster_m * c.cluster_n == 1);
     let name = match (d.cluster, split) {
         (1, _) => name,
         (c, true) => format!("{name} split-K {c}"),

@@ -134,16 +134,9 @@ __device__ __forceinline__ float epi_silu_fast(float x) {
   return x * fmaf(0.5f, epi_tanh(0.5f * x), 0.5f);
 }
 
-// epi_silu_fast from h = x / 2, as h (1 + tanh(h)): the same value (halving is exact) with
-// one multiply fewer, for callers that fold the halving into an earlier scale.
-__device__ __forceinline__ float epi_silu_fast_half(float h) {
-  h = epi_finite_below(h);
-  return h * (1.f + epi_tanh(h));
-}
-
-// NaN stays NaN; -inf goes to -0 (0 for GELU's erf form, and ReLU's) and +inf to +inf. GELU's erf form
-// as 0.5 x erfc(-x/sqrt 2), which keeps its relative accuracy for negative x (1 + erf
-// cancels there).
+// NaN stays NaN; -inf goes to -0 (0 for GELU's erf form, and ReLU's) and +inf to +inf.
+// GELU's erf form as 0.5 x erfc(-x/sqrt 2), which keeps its relative accuracy for negative x
+// (1 + erf cancels there).
 __device__ __forceinline__ float epi_act(float x, int32_t act) {
   switch (act) {
     case kActRelu: {   // max.NaN: NaN passes through, -0 goes to +0; one instruction

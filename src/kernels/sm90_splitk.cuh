@@ -231,6 +231,11 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   const int groups_n = (tiles_n + NC - 1) / NC;   // clusters along N (tiles with NC = 1)
   const int n0 = ((blockIdx.y % groups_n) * NC + (NC > 1 ? crank : 0)) * TN;
   const int m0 = ((blockIdx.y / groups_n) * MC + (MC > 1 ? crank : 0)) * TM;
+  // A tile reaching past M (the last of M, or one wholly past it that pads a cluster along M)
+  // loads the TM rows from m_load, the first multiple of 8 at or after M - TM, and stores
+  // only its own rows [m0, M): rows past M cost TMA's zero fill in proportion to their
+  // number (BENCHMARKS.md), and the tile before stores the overlap. With M < TM it cannot.
+  const int m_load = (m0 + TM > M && M >= TM) ? (M - TM + 7) / 8 * 8 : m0;
   const int l = blockIdx.z;
   const int k_tiles = (K + BK - 1) / BK;
   const int per = (k_tiles + splits - 1) / splits;
@@ -258,7 +263,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
             tma_b, &ss.full[stage], ss.w() + stage * D::kWBytes, kt * BK, n0, l,
             MC > 1 ? crank : 0, kAll);
         tma_load_operand<AKMajor, TM, BK, NC, uint64_t(TMA::CacheHintSm90::EVICT_LAST)>(
-            tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes, kt * BK, m0, l,
+            tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes, kt * BK, m_load, l,
             NC > 1 ? crank : 0, kAll);
         if (++stage == S) { stage = 0; phase ^= 1; }
       }
@@ -366,20 +371,20 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     // code is there once.
     auto store_fused = [&](float (&v)[8], int r, int c8) {
       const int gn = n0 + r;
-      const int gm = m0 + 8 * c8;
+      const int gm = m_load + 8 * c8;
       float up[8];
       if (p.gated == 1) {   // every lane, before any leaves
         const int partner_lane = p.d_n_major ? 1 : TM / 8;
         CUTE_UNROLL
         for (int e = 0; e < 8; ++e) up[e] = __shfl_xor_sync(0xffffffffu, v[e], partner_lane);
       }
-      if (gn < N && gm < M && (p.gated != 1 || r % 2 == 0))
+      if (gn < N && gm >= m0 && gm < M && (p.gated != 1 || r % 2 == 0))
         store_epi8<Out>(v, up, gm, gn, l, p, d_vec, c_vec);
     };
     auto store = [&](float (&v)[8], int r, int c8) {
       const int gn = n0 + r;
-      const int gm = m0 + 8 * c8;
-      if (gn >= N || gm >= M) return;
+      const int gm = m_load + 8 * c8;
+      if (gn >= N || gm < m0 || gm >= M) return;
       if (p.d_n_major)
         store_rows8_n_major<Out>(v, gm, gn, l, p, false, p.alpha);
       else

@@ -45,33 +45,29 @@ __device__ __forceinline__ void frag_group_at(int q, Frag const& acc, float (&x)
 // the boxes, ptxas left the activation of the middle boxes one temporary register, which ran
 // the ~60 cycles of its dependent operations for one value after another.
 
-// The bias along N, of element type T (0 past N), times k; c0 is the thread's first column
-// of the box.
+// The bias along N, of element type T (0 past N); c0 is the thread's first column of the box.
 template <int NG, class T, class Frag>
 __device__ __forceinline__ void epi_box_bias_cols(Frag& acc, int q0, const void* v, int c0,
-                                                  int nlim, float k) {
+                                                  int nlim) {
   CUTE_UNROLL
   for (int g = 0; g < NG; ++g) {
     float c[4];
     epi_cols4_as<T>(c, v, c0 + 16 * g, nlim);
     CUTE_UNROLL
     for (int t = 0; t < 8; ++t)
-      acc(8 * (q0 + g) + t) = fmaf(k, c[2 * (t / 4) + t % 2], acc(8 * (q0 + g) + t));
+      acc(8 * (q0 + g) + t) += c[2 * (t / 4) + t % 2];
   }
 }
 
 // alpha and the bias of the box (a bias along M comes as its elements at the thread's rows,
 // `rows`): with a bias along M one FFMA a value (as two passes, a multiply and an add, the
-// branch between them kept them apart). For SiLU's fast form (not gated) the result is
-// halved, which costs nothing on alpha and the bias, and epi_box_act takes x / 2
-// (epi_silu_fast_half).
+// branch between them kept them apart).
 template <int NG = 4, class Frag>
 __device__ __forceinline__ void epi_box_pre(Frag& acc, int q0, int c0, float2 rows,
                                             EpiArgs const& e) {
-  const float k = (e.gated == 0 && e.act == kActSiluFast) ? 0.5f : 1.f;
-  const float a = k * e.alpha;
+  const float a = e.alpha;
   if (e.bias_axis == kAxisM) {
-    const float r0 = k * rows.x, r1 = k * rows.y;
+    const float r0 = rows.x, r1 = rows.y;
     CUTE_UNROLL
     for (int i = 0; i < 8 * NG; ++i)
       acc(8 * q0 + i) = fmaf(acc(8 * q0 + i), a, (i / 2) % 2 == 0 ? r0 : r1);
@@ -81,16 +77,15 @@ __device__ __forceinline__ void epi_box_pre(Frag& acc, int q0, int c0, float2 ro
   for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) *= a;
   if (e.bias_axis == kAxisN) {
     switch (e.bias_type) {
-      case kVecBf16: epi_box_bias_cols<NG, __nv_bfloat16>(acc, q0, e.bias, c0, e.n, k); break;
-      case kVecF16: epi_box_bias_cols<NG, __half>(acc, q0, e.bias, c0, e.n, k); break;
-      default: epi_box_bias_cols<NG, float>(acc, q0, e.bias, c0, e.n, k); break;
+      case kVecBf16: epi_box_bias_cols<NG, __nv_bfloat16>(acc, q0, e.bias, c0, e.n); break;
+      case kVecF16: epi_box_bias_cols<NG, __half>(acc, q0, e.bias, c0, e.n); break;
+      default: epi_box_bias_cols<NG, float>(acc, q0, e.bias, c0, e.n); break;
     }
   }
 }
 
-// The activation of the box (after epi_box_pre, whose values for SiLU's fast form are x / 2),
-// for the epilogues without a scale and other than GELU's erf form (those take
-// tma_epilogue_fused's rolled loop).
+// The activation of the box (after epi_box_pre), for the epilogues without a scale and other
+// than GELU's erf form (those take tma_epilogue_fused's rolled loop).
 template <int NG = 4, class Frag>
 __device__ __forceinline__ void epi_box_act(Frag& acc, int q0, EpiArgs const& e) {
   if (e.act == kActRelu) {
@@ -107,7 +102,7 @@ __device__ __forceinline__ void epi_box_act(Frag& acc, int q0, EpiArgs const& e)
     for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) = epi_gelu_tanh_fast(acc(8 * q0 + i));
   } else if (e.act == kActSiluFast) {
     CUTE_UNROLL
-    for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) = epi_silu_fast_half(acc(8 * q0 + i));
+    for (int i = 0; i < 8 * NG; ++i) acc(8 * q0 + i) = epi_silu_fast(acc(8 * q0 + i));
   }
 }
 
