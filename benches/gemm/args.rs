@@ -10,7 +10,8 @@ pub struct Args {
     pub iters: usize,
     /// `--shape MxNxK` (repeatable): run these instead of a named set.
     pub custom: Vec<(usize, usize, usize)>,
-    /// `--tokens 1,8,64`: the m of the `llm` set (default 1, 2, 4, ..., 256).
+    /// `--tokens 1,8,64`: the m of the `llm` set (default the powers of two from 1 to 256,
+    /// and 192, whose last tile of 128 rows is part-filled).
     pub tokens: Vec<usize>,
     /// `--soak SECS`: also run each library alone for SECS seconds per shape (steady-state
     /// clocks), printing the UTC window so that a clock log can be matched to it.
@@ -57,7 +58,7 @@ pub fn parse_args() -> Args {
         layouts: vec![Layout::Tn, Layout::Nn],
         iters: 50,
         custom: Vec::new(),
-        tokens: vec![1, 2, 4, 8, 16, 32, 64, 128, 256],
+        tokens: vec![1, 2, 4, 8, 16, 32, 64, 128, 192, 256],
         soak: 0.0,
         rounds: 1,
         sets: 2,
