@@ -192,14 +192,15 @@ __device__ __forceinline__ int2 staged_item(int item, bool n_major) {
 }
 
 // The fused epilogue's stores of one chunk of a warpgroup's staging (EpiN columns of D from
-// n0, 64 rows from m_base), its items in a rolled loop. Gated along N, an item of the narrow
+// n0, 64 rows from m_base; on the narrow tiles those from m_own on), its items in a rolled
+// loop. Gated along N, an item of the narrow
 // tiles (NMajorD) is a gate column with its up, so that no thread idles; the others skip
 // the up columns' items (with the pairs' code ptxas spilled 8 bytes more in their plain
 // entry points).
 template <int EpiN, bool NMajorD, class Out>
-__device__ __forceinline__ void store_chunk_fused(const float* stg, int wtid, int m_base, int n0,
-                                                  int64_t l, GemmParams const& p, bool d_vec,
-                                                  bool c_vec) {
+__device__ __forceinline__ void store_chunk_fused(const float* stg, int wtid, int m_base,
+                                                  int m_own, int n0, int64_t l,
+                                                  GemmParams const& p, bool d_vec, bool c_vec) {
   static_assert(!NMajorD || (4 * EpiN) % 128 == 0, "whole passes of pairs");
   const bool n_major = NMajorD && p.d_n_major;
   const bool pairs = NMajorD && p.gated == 1;
@@ -209,7 +210,7 @@ __device__ __forceinline__ void store_chunk_fused(const float* stg, int wtid, in
     const int2 at = pairs ? staged_item<EpiN / 2>(item, n_major) : staged_item<EpiN>(item, n_major);
     const int mb = at.x, col = pairs ? 2 * at.y : at.y;
     const int gm = m_base + mb * 8, gn = n0 + col;
-    if (gn >= p.n || gm >= p.m) continue;
+    if (gn >= p.n || (NMajorD && gm < m_own) || gm >= p.m) continue;
     if (p.gated == 1 && col % 2 != 0) continue;   // not pairs: the up, stored with its gate
     float v[8], up[8];
     staged_rows8(v, stg, col, mb);
@@ -256,12 +257,14 @@ __device__ __forceinline__ void stage_chunk_at(int c, Frag const& acc, float* st
 // N-major D (narrow tiles only, see gemm_kernel) one store a value, a warp's along a row.
 // Uses named barrier bar_id over the 128 threads of the warpgroup. in_regs: the fragment
 // already holds D (a narrow tile's epi_slab_in_registers, alpha included), stored as it is.
+// On the narrow tiles rows before m_own (a multiple of 8; a shifted last tile's overlap) are
+// not stored (the others skip whole slabs instead).
 // ---------------------------------------------------------------------------------
 template <int BN, int EpiN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int bar_id, int wtid,
-                                                int m_base, int n_base, int skip, int64_t l,
-                                                GemmParams const& p, bool d_vec, bool c_vec,
-                                                bool in_regs) {
+                                                int m_base, int m_own, int n_base, int skip,
+                                                int64_t l, GemmParams const& p, bool d_vec,
+                                                bool c_vec, bool in_regs) {
   const int M = p.m, N = p.n;
   const int lane = wtid % 32, wwarp = wtid / 32;
   // Fragment of m64nBNk16 (f32): value i = v0 + 2*v1 + 4*j  ->
@@ -278,8 +281,8 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
     for (int c = skip / EpiN; c < BN / EpiN; ++c) {
       stage_chunk_at<0, BN / EpiN, EpiN>(c, acc, stg, frag_row, frag_col);
       named_bar_sync(bar_id, 128);
-      store_chunk_fused<EpiN, kNMajorD, Out>(stg, wtid, m_base, n_base + c * EpiN, l, p, d_vec,
-                                             c_vec);
+      store_chunk_fused<EpiN, kNMajorD, Out>(stg, wtid, m_base, m_own, n_base + c * EpiN, l, p,
+                                             d_vec, c_vec);
       named_bar_sync(bar_id, 128);
     }
     return;
@@ -297,7 +300,7 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
       const int mb = at.x, col = at.y;
       const int gm = m_base + mb * 8;
       const int gn = n_base + c * EpiN + col;
-      if (gn < N && gm < M) {
+      if (gn < N && (!kNMajorD || gm >= m_own) && gm < M) {
         float v[8];
         staged_rows8(v, stg, col, mb);
         if (n_major)
@@ -478,11 +481,13 @@ __device__ __forceinline__ bool fast_epilogue(GemmParams const& p, bool d_vec) {
 // general one (tma_epilogue_fused takes the fused launches that can go by TMA). The TMA
 // epilogue takes `stg` (1024-byte aligned) as a ring of kTmaRingBoxes boxes, one per 64
 // columns; `pass` counts the boxes this warpgroup has stored. The first `skip` columns (0 or
-// 64: a shifted last tile of N, see gemm_kernel) are the tile before's and are not stored.
-// in_regs: as epilogue_rows64.
+// 64: a shifted last tile of N, see gemm_kernel) are the tile before's and are not stored,
+// as are rows before m_own on the narrow tiles (epilogue_rows64). in_regs: as
+// epilogue_rows64.
 template <int BN, int EpiN, class Out, class Frag>
 __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int bar_id, int wtid,
-                                              int m_base, int n_base, int skip, int64_t l,
+                                              int m_base, int m_own, int n_base, int skip,
+                                              int64_t l,
                                               GemmParams const& p, bool fast, bool tma_epi,
                                               bool d_vec, bool c_vec, CUtensorMap const* tma_d,
                                               uint32_t& pass, bool in_regs) {
@@ -506,8 +511,8 @@ __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int b
       return;
     }
   }
-  epilogue_rows64<BN, EpiN, Out>(acc, stg, bar_id, wtid, m_base, n_base, skip, l, p, d_vec,
-                                 c_vec, in_regs);
+  epilogue_rows64<BN, EpiN, Out>(acc, stg, bar_id, wtid, m_base, m_own, n_base, skip, l, p,
+                                 d_vec, c_vec, in_regs);
 }
 
 }  // namespace sm90

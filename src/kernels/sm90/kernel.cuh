@@ -154,11 +154,15 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // TMA's zero fill of rows past the tensor cost time in proportion to their count (ncu:
   // 192 rows on the 128x96 tile took 1.2x the time of 256). Its first 64 rows belong to the
   // tile before, so that slab is not stored (no row is written twice, so D may alias C).
+  // The narrow tiles (no TMA store: their general epilogue bounds each run of 8 rows) shift
+  // by every whole 8 rows past M, and store only from the tile's own first row (m_own).
   // Not with the staged epilogue (its storers take whole tiles), nor on the 128x192
   // pingpong tile (192 accumulators a thread: the bookkeeping spilled 730 more bytes).
   const bool shift_ok = !kStaged && BM == 128 && !(kPingpong && BN > 128);
   auto row_shift = [&](int tm) {
-    return (shift_ok && tm > 0 && (tm + 1) * BM - M >= 64) ? 64 : 0;
+    const int past = (tm + 1) * BM - M;
+    if (!shift_ok || tm == 0 || past <= 0) return 0;
+    return kBoxes ? (past >= 64 ? 64 : 0) : past / 8 * 8;
   };
   // The same along N for B (y = x·Wᵀ row-major runs with the tokens on N): the epilogues
   // leave out the first 64-column box.
@@ -292,7 +296,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       // A shifted tile's first slab (row_shift) or box of columns (col_shift) is the tile
       // before's; m0, n0: this slab's first row and column.
       const int shift = row_shift(tc.m), cshift = col_shift(tc.n);
-      if (cwg * 64 < shift) continue;
+      if (cwg * 64 + 64 <= shift) continue;
       const int m0 = tc.m * BM - shift + cwg * 64, n0 = tc.n * BN - cshift;
       if constexpr (kStaged && sizeof(Out) == 2) {
         if (tma_epi) {
@@ -331,7 +335,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       }
       if constexpr (!kBoxes)
         if (epi_regs) epi_slab_in_registers<BN>(accum, wtid, n0, sb, epi_args(p));
-      epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, m0, n0, cshift,
+      epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, m0, tc.m * BM, n0, cshift,
                                    int64_t(tc.l), p, fast, tma_epi, d_vec, c_vec, tma_d,
                                    epi_pass, epi_regs);
     }
@@ -424,7 +428,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       for (int mi = 0; mi < BM / 64; ++mi) {
         if (mi * 64 < shift) continue;
         epilogue_slab<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
-                                     tc.m * BM - shift + mi * 64, tc.n * BN - cshift, cshift,
+                                     tc.m * BM - shift + mi * 64, tc.m * BM, tc.n * BN - cshift,
+                                     cshift,
                                      int64_t(tc.l), p, fast,
                                      tma_epi, d_vec, c_vec, tma_d, epi_pass, false);
       }
