@@ -405,8 +405,9 @@ fn gpu_skinny_small() {
 /// Small split-K problems per operand layout, one for each 64-row tile (4 CTAs per cluster
 /// on a 132-SM Hopper part; m = 17 keeps it off the m <= 16 kernels, m = 100 takes the
 /// 128 x 64 tile, m = 150 the 64 x 128 one, whose last tile loads rows 88..151 and stores
-/// 128..149; forced onto the clusters along M, a tile wholly past M), small enough to run
-/// under compute-sanitizer.
+/// 128..149; with `FERROCUTE_KERNEL` naming a kernel of clusters along M, as the sanitizer
+/// runs of `benches/sweeps/2026-11-27-h100-splitk-past-m/` do, a tile wholly past M too),
+/// small enough to run under compute-sanitizer.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
 fn gpu_split_k_small() {
