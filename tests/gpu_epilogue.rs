@@ -97,10 +97,10 @@ fn narrow_form(cs: &EpiCase) -> Option<&'static str> {
 /// runs them whatever the random cases drew: SwiGLU with a row-major C (gated along the
 /// kernel's M, computed swapped; C's 128 columns a multiple of 8) and a column-major one
 /// (along N; 200 rows), GELU's tanh form unrolled, and with a scale the rolled loop; a bias
-/// along either axis; SiLU's fast form with a bias along M (its halving folded into alpha
-/// and the bias, alpha -0.75). Then each form again (GELU's and SwiGLU-along-M's fast forms
-/// there) with the kernel's N = 300, whose last tile of 128 or 256 columns loads B inside N
-/// and leaves its first box unstored (`col_shift`).
+/// along either axis; SiLU's fast form with a bias along M (alpha -0.75). Then each form
+/// again (GELU's and SwiGLU-along-M's fast forms there) with the kernel's N = 300, whose
+/// last tile of 128 or 256 columns loads B inside N and leaves its first box unstored
+/// (`col_shift`).
 /// The kernel's M = 136 or 144 leaves a last tile of 128 rows 112–120 past M, which loads A
 /// inside M and leaves its first slab unstored (`row_shift`; pingpong tiles store both
 /// slabs at once, so each form takes it there too: SwiGLU along N at 144 rows). The narrow
