@@ -58,8 +58,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // atom spans 64 rows).
   constexpr bool kBoxes = D::kBoxes;
   static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "BN must be 16..256, multiple of 16");
-  static_assert(kBoxes || (BKMajor && !Epi && !kStaged),
-                "a BN of no whole 64-column boxes: K-major B, unbuffered, no _epi entries");
+  static_assert(kBoxes || (BKMajor && !Epi && !kStaged && !kPingpong),
+                "a BN of no whole 64-column boxes: K-major B, cooperative, no _epi entries");
   static_assert(BK % 64 == 0, "BK must be a multiple of 64");
   static_assert(EpiN % 8 == 0 && BN % EpiN == 0 && (8 * EpiN) % 128 == 0, "bad EpiN");
   static_assert((CM == 1 || CM == 2) && size(typename Cfg::ClusterShape{}) == CM,
@@ -159,10 +159,12 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // Not with the staged epilogue (its storers take whole tiles), nor on the 128x192
   // pingpong tile (192 accumulators a thread: the bookkeeping spilled 730 more bytes).
   const bool shift_ok = !kStaged && BM == 128 && !(kPingpong && BN > 128);
+  // A narrow tile wholly past M (the second of a cluster's pair over one tile of M) loads
+  // from row 0, not before it.
   auto row_shift = [&](int tm) {
     const int past = (tm + 1) * BM - M;
     if (!shift_ok || tm == 0 || past <= 0) return 0;
-    return kBoxes ? (past >= 64 ? 64 : 0) : past / 8 * 8;
+    return kBoxes ? (past >= 64 ? 64 : 0) : min(past / 8 * 8, tm * BM);
   };
   // The same along N for B (y = x·Wᵀ row-major runs with the tokens on N): the epilogues
   // leave out the first 64-column box.
@@ -293,8 +295,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                                    kTailBarrier))
           continue;
       }
-      // A shifted tile's first slab (row_shift) or box of columns (col_shift) is the tile
-      // before's; m0, n0: this slab's first row and column.
+      // A shifted tile's rows before its own (row_shift) are the tile before's: a slab of
+      // only those is not stored, nor the first box of columns under col_shift; m0, n0: this
+      // slab's first row and column (the narrow tiles' epilogue starts at tc.m * BM).
       const int shift = row_shift(tc.m), cshift = col_shift(tc.n);
       if (cwg * 64 + 64 <= shift) continue;
       const int m0 = tc.m * BM - shift + cwg * 64, n0 = tc.n * BN - cshift;
@@ -413,7 +416,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
           continue;
       }
 
-      // The slabs and columns before a shifted tile's are the tile before's.
+      // The slabs and columns before a shifted tile's own are the tile before's.
       const int shift = row_shift(tc.m), cshift = col_shift(tc.n);
       if constexpr (sizeof(Out) == 2 && kBoxes) {
         if (tma_fused) {   // both slabs from one site: the epilogue's code once in the kernel
@@ -426,7 +429,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       }
       CUTE_UNROLL
       for (int mi = 0; mi < BM / 64; ++mi) {
-        if (mi * 64 < shift) continue;
+        if (mi * 64 + 64 <= shift) continue;
         epilogue_slab<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
                                      tc.m * BM - shift + mi * 64, tc.m * BM, tc.n * BN - cshift,
                                      cshift,
