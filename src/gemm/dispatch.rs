@@ -8,98 +8,14 @@ use super::geometry::{
 };
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
-    all_kernels, kernel_name, runs_on, GridKind, KernelConfig, Weighed, FAST_KERNELS,
-    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, NARROW_KERNELS, PERSISTENT_KERNELS,
-    SIMPLE_KERNEL, SKINNY_KERNELS, SMALL_M_KERNELS,
+    all_kernels, kernel_name, runs_on, GridKind, KernelConfig, FAST_KERNELS,
+    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, SIMPLE_KERNEL, SKINNY_KERNELS,
+    SMALL_M_KERNELS,
 };
 
-/// The entry of [`PERSISTENT_KERNELS`] that the weighing picks for `plan`, among those
-/// `eligible`, when the smallest tile gives every SM one; `None` otherwise.
-///
-/// ```
-/// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
-/// use ferrocute::gemm::dispatch::best_persistent;
-/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
-/// let pick = |m: usize, n: usize, k: usize| {
-///     let desc = GemmDesc { a: d(m, k, Order::RowMajor, 1 << 36), b: d(k, n, Order::ColMajor, 2 << 36),
-///         c: d(m, n, Order::ColMajor, 3 << 36), in_bytes: 2, out_bytes: 2 };
-///     best_persistent(&plan(&desc).unwrap(), |_| true, 132).map(|c| c.name)
-/// };
-/// // 3072³: 576 128x128 tiles are 5 per SM; 384 128x192 tiles are 3 (4.5 units).
-/// assert_eq!(pick(3072, 3072, 3072), Some("sm90_128x192x64_s4_pp"));
-/// // 2048³: 256 128x128 tiles are 2 per SM; 176 128x192 tiles are 2 (3 units).
-/// assert_eq!(pick(2048, 2048, 2048), Some("sm90_128x128x64_s6_pp"));
-/// // 4096³: 512 128x256 tiles are 4 per SM (8 units), cheaper per unit than 8 of 128x128.
-/// assert_eq!(pick(4096, 4096, 4096), Some("sm90_128x256x64_s4_coop"));
-/// // 64 tiles for 132 SMs: not this table's problem.
-/// assert_eq!(pick(1024, 1024, 1024), None);
-/// // 2^62 elements of C (described, never allocated): weighed without overflow.
-/// let big = (1usize << 31) - 1;
-/// assert_eq!(pick(big, big, 1), Some("sm90_128x192x64_s4_pp"));
-/// ```
-pub fn best_persistent(
-    plan: &Plan,
-    eligible: impl Fn(&KernelConfig) -> bool,
-    sm_count: u32,
-) -> Option<&'static KernelConfig> {
-    best_persistent_with(plan, eligible, sm_count, None)
-}
-
-/// [`best_persistent`] with the tail split forced as [`Overrides::tail_split`] says.
-fn best_persistent_with(
-    plan: &Plan,
-    eligible: impl Fn(&KernelConfig) -> bool,
-    sm_count: u32,
-    tail_split: Option<bool>,
-) -> Option<&'static KernelConfig> {
-    let sms = sm_count.max(1) as u64;
-    let tiles = |c: &KernelConfig| tile_count(plan, c);
-    let candidates = PERSISTENT_KERNELS
-        .iter()
-        .filter(|w| plan.k >= w.min_k && eligible(&w.config));
-    // Only problems whose finest tile fills every SM: fewer tiles go to the small tiles.
-    if candidates.clone().map(|w| tiles(&w.config)).max()? < sms {
-        return None;
-    }
-    // The busiest SM's k-blocks x the tile's area x its cost, with the tail split as `split`.
-    let time_with = |w: &Weighed, split: Option<bool>| {
-        let area = (w.config.tile_m * w.config.tile_n) as u64;
-        // Saturating: a described (never allocated) problem may have 2^62 elements.
-        persistent_k_blocks_with(plan, &w.config, sm_count, split)
-            .0
-            .saturating_mul(area)
-            .saturating_mul(w.cost)
-    };
-    let time = |w: &Weighed| time_with(w, tail_split);
-    let mut best: Option<&Weighed> = None;
-    for w in candidates.clone() {
-        if best.is_none_or(|b| time(w) < time(b)) {
-            best = Some(w);
-        }
-    }
-    // With up to 256 rows (or columns) the problem streams its weight, and a split tail
-    // spreads the last round's k-blocks over more SMs but not the bytes they read: there the
-    // largest tile in whole rounds measured faster than a smaller one that wins only by
-    // its split tail, wherever its whole rounds are no longer and it spans no more than M
-    // and N (a first tile past them zero-fills its rows, which costs time: 160x10240x8192
-    // row-major took 110 µs on the 128x256 tile against 88 µs; BENCHMARKS.md).
-    let whole = |w: &Weighed| time_with(w, Some(false));
-    let split = |w: &Weighed| {
-        persistent_k_blocks_with(plan, &w.config, sm_count, tail_split)
-            .1
-            .splits
-            > 0
-    };
-    if let Some(b) = best.filter(|b| plan.m.min(plan.n) <= 256 && split(b)) {
-        let largest = candidates.max_by_key(|w| w.config.tile_m * w.config.tile_n);
-        let spans =
-            |l: &&Weighed| plan.m >= l.config.tile_m as i32 && plan.n >= l.config.tile_n as i32;
-        if let Some(l) = largest.filter(|l| spans(l) && whole(l) <= whole(b)) {
-            best = Some(l);
-        }
-    }
-    best.map(|w| &w.config)
-}
+mod persistent;
+use persistent::best_persistent_with;
+pub use persistent::{best_persistent, narrow_pick};
 
 /// Picks the kernel for a validated plan on a device of compute capability
 /// `cc` with `sm_count` multiprocessors.
@@ -115,7 +31,8 @@ fn best_persistent_with(
 /// one. Then, for
 /// `128 < m <= 256` and a K-major B, a narrow persistent tile whose tiles fit in one wave
 /// where that puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
-/// fill every SM, [`best_persistent`] weighs [`PERSISTENT_KERNELS`]. Otherwise
+/// fill every SM, [`best_persistent`] weighs
+/// [`PERSISTENT_KERNELS`](super::registry::PERSISTENT_KERNELS). Otherwise
 /// the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the
 /// Ampere-class ones elsewhere) is used; within it the first tile in table order that
 /// yields at least one block per SM wins, else the one with the most blocks. Otherwise the
@@ -375,59 +292,6 @@ pub fn multicast_pick(
             };
             one_wave && shares
         })
-}
-
-/// The narrow persistent tile ([`NARROW_KERNELS`]) for `plan`, among those `eligible`;
-/// `None` outside `128 < m <= 256` or where none puts less work on each SM than the 128x128
-/// tile.
-///
-/// Two tiles of 128 rows against a weight of `n` rows: the 128x128 tile makes
-/// `2 * ceil(n / 128)` tiles, 96 at `n = 6144`, so a quarter of an H100's 132 SMs idle for
-/// the whole (single) round. The narrowest tile whose tiles fit in one wave gives each SM
-/// a smaller tile instead; it is taken where its k-blocks times its area, the work of the
-/// busiest SM, are below the 128x128 tile's (which splits a part-empty last round along K
-/// where that pays, [`persistent_k_blocks`](super::geometry::persistent_k_blocks)).
-/// Measured in BENCHMARKS.md (ledger, decode dispatch).
-///
-/// ```
-/// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
-/// use ferrocute::gemm::dispatch::narrow_pick;
-/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
-/// let pick_b = |m: usize, n: usize, k: usize, b_order| {
-///     let desc = GemmDesc { a: d(m, k, Order::RowMajor, 1 << 36),
-///         b: d(k, n, b_order, 2 << 36), c: d(m, n, Order::ColMajor, 3 << 36),
-///         in_bytes: 2, out_bytes: 2 };
-///     narrow_pick(&plan(&desc).unwrap(), 132, |c| c.n_major_b || b_order == Order::ColMajor)
-///         .map(|c| c.name)
-/// };
-/// let pick = |m, n, k| pick_b(m, n, k, Order::ColMajor); // B K-major
-/// assert_eq!(pick(256, 6144, 4096), Some("sm90_128x96x64_s7_coop")); // 128 tiles, not 96
-/// assert_eq!(pick(192, 4608, 3584), Some("sm90_128x96x64_s7_coop")); // 96, not 72
-/// assert_eq!(pick(256, 8192, 8192), None); // 128x128: 128 tiles already
-/// assert_eq!(pick(256, 10240, 8192), None); // 214 tiles: two waves
-/// assert_eq!(pick(128, 6144, 4096), None); // one tile of M: the small-tile kernels
-/// assert_eq!(pick_b(256, 6144, 4096, Order::RowMajor), None); // an N-major B
-/// ```
-pub fn narrow_pick(
-    plan: &Plan,
-    sm_count: u32,
-    eligible: impl Fn(&KernelConfig) -> bool,
-) -> Option<&'static KernelConfig> {
-    if plan.m <= 128 || plan.m > 256 {
-        return None;
-    }
-    let sms = sm_count.max(1) as u64;
-    let work = |c: &KernelConfig| {
-        let area = (c.tile_m * c.tile_n) as u64;
-        persistent_k_blocks_with(plan, c, sm_count, None)
-            .0
-            .saturating_mul(area)
-    };
-    let base = work(&FAST_KERNELS[0]);
-    NARROW_KERNELS
-        .iter()
-        .filter(|c| eligible(c))
-        .find(|c| tile_count(plan, c) <= sms && work(c) < base)
 }
 
 /// The TMA kernels read every batch through one tensor map, so they need real (non-zero)

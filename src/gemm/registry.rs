@@ -336,6 +336,10 @@ pub struct Weighed {
     /// [`Overrides::tail_split`](super::dispatch::Overrides::tail_split) splits on every tile
     /// that can).
     pub split_tail: bool,
+    /// Whether, up to 256 rows (or columns), the tile may replace one that wins the weighing
+    /// only by its split tail where its own whole rounds weigh less and it loads no
+    /// zero-filled row ([`best_persistent`](super::dispatch::best_persistent)).
+    pub whole_rounds: bool,
 }
 
 /// The persistent Hopper tiles, weighed against each other for every problem that fills
@@ -355,18 +359,21 @@ pub static PERSISTENT_KERNELS: &[Weighed] = &[
         cost: 960,
         min_k: LONG_K,
         split_tail: true,
+        whole_rounds: true,
     },
     Weighed {
         config: sm90::<Sm90_128x192x64S4Pp>(),
         cost: 970,
         min_k: 1,
         split_tail: false,
+        whole_rounds: false,
     },
     Weighed {
         config: sm90::<Sm90_128x128x64S6Pp>(),
         cost: 1000,
         min_k: 1,
         split_tail: true,
+        whole_rounds: true,
     },
 ];
 
