@@ -299,8 +299,8 @@ fn kernel_names() {
         ((4096, 4096, 4096), "128x256x64_s4_coop", (0, 0)),
         ((3072, 3072, 3072), "128x192x64_s4_pp", (0, 0)),
         // Up to 256 rows the problem streams its weight and a split does not spread the
-        // bytes read: the largest tile in whole rounds (224 tiles of 128x256 in 2) over one
-        // that wins only by its split tail (448 of 128x128 in 3 and a split)
+        // bytes read: a tile in whole rounds (224 tiles of 128x256 in 2) over one that wins
+        // only by its split tail (448 of 128x128 in 3 and a split)
         ((256, 28672, 4096), "128x256x64_s4_coop", (0, 0)),
         ((128, 57344, 8192), "128x256x64_s4_coop", (0, 0)),
         ((256, 8192, 8192), "128x128x64_s6_pp", (0, 0)),
@@ -494,8 +494,8 @@ fn few_rows_take_the_wide_split_k_tile_from_a_quarter_wave() {
     }
 }
 
-/// Up to 256 rows the weighing prefers the largest tile in whole rounds to a split tail
-/// (`kernel_names`), but not where it would span past M or N.
+/// Up to 256 rows the weighing prefers a tile in whole rounds to a split tail
+/// (`kernel_names`), but not one that would span past M or N.
 #[test]
 fn few_rows_keep_the_split_tail_where_the_largest_tile_spans_past_n() {
     // 160 rows of a row-major y = x W^T run swapped, the tokens on N: the 128x256 tile

@@ -337,8 +337,9 @@ pub struct Weighed {
     /// that can).
     pub split_tail: bool,
     /// Whether, up to 256 rows (or columns), the tile may replace one that wins the weighing
-    /// only by its split tail where its own whole rounds weigh less and it loads no
-    /// zero-filled row ([`best_persistent`](super::dispatch::best_persistent)).
+    /// only by its split tail where its own whole rounds weigh no more and it loads no
+    /// zero-filled row ([`best_persistent`](super::dispatch::best_persistent)): a tile whose
+    /// last tile of M or N starts 64 rows (columns) early where 64 or more lie past them.
     pub whole_rounds: bool,
 }
 

@@ -161,8 +161,8 @@ pub const fn sm90_check(shape: &Sm90Shape, atom_k: &Value, atom_mn: &Value) -> V
         "kernel config: BN must be 16..256 in steps of 16 (one WGMMA N)"
     );
     assert!(
-        bn % 64 == 0 || schedule != 2,
-        "kernel config: the buffered epilogue stores whole 64-column boxes (BN a multiple of 64)"
+        bn % 64 == 0 || schedule == 0,
+        "kernel config: a BN of no whole 64-column boxes takes the cooperative schedule (the buffered epilogue stores whole boxes; the pingpong one has no register epilogue for it)"
     );
     assert!(
         bk % 64 == 0,

@@ -1,6 +1,8 @@
 //! The persistent Hopper tiles' choice: the weighing of [`PERSISTENT_KERNELS`] by waves, and
 //! the narrow tiles for two rows of tiles ([`NARROW_KERNELS`]).
 
+use std::cmp::Reverse;
+
 use crate::gemm::geometry::{persistent_k_blocks_with, tile_count};
 use crate::gemm::plan::Plan;
 use crate::gemm::registry::{
@@ -44,7 +46,8 @@ pub fn best_persistent(
     best_persistent_with(plan, eligible, sm_count, None)
 }
 
-/// [`best_persistent`] with the tail split forced as [`Overrides::tail_split`] says.
+/// [`best_persistent`] with the tail split forced as
+/// [`Overrides::tail_split`](super::Overrides::tail_split) says.
 pub(super) fn best_persistent_with(
     plan: &Plan,
     eligible: impl Fn(&KernelConfig) -> bool,
@@ -78,13 +81,16 @@ pub(super) fn best_persistent_with(
     }
     // With up to 256 rows (or columns) the problem streams its weight, and a split tail
     // spreads the last round's k-blocks over more SMs but not the bytes they read: there a
-    // tile in whole rounds measured faster than a smaller one that wins only by its split
-    // tail, wherever its whole rounds are no longer and it spans M and N. First the tile of
-    // the least weight in whole rounds among those that load no zero-filled row along the
-    // few rows (TMA's zero fill costs in proportion to the rows, and a narrower tile loads
-    // A more often: at 224 rows the 128x128 tile took 0.89-0.94x the 128x256 tile's speed,
-    // at 192 and 256 rows 1.01-1.11x); else the largest tile (a first tile past M or N costs
-    // more still: 160x10240x8192 row-major took 110 µs on the 128x256 tile against 88 µs).
+    // tile in whole rounds measured faster than the winner by its split tail, wherever its
+    // whole rounds weigh no more and it spans M and N. First, if another than the winner,
+    // the least weighed in whole rounds of the tiles marked `whole_rounds` whose last tile
+    // loads no zero-filled row along the few rows (TMA's zero fill costs in proportion to
+    // the rows, and a narrower tile loads A, where they are, more often: the 128x128 tile
+    // against the 128x256 one measured 1.01-1.11x at 192 and 256 rows, median 1.03, and
+    // 0.89-1.06x at 224, median 0.96). Else, as before that rule, the largest tile, zero
+    // fill or not (128x37888x3584 on the 128x192 tile: 116 -> 113 µs).
+    // Spanning M and N matters more still: 160x10240x8192 row-major took 110 µs on the
+    // 128x256 tile, whose one tile of N lies 96 columns past the tokens, against 88 µs.
     // Measured in BENCHMARKS.md, ledger.
     let whole = |w: &Weighed| time_with(w, Some(false));
     let split = |w: &Weighed| {
@@ -99,11 +105,11 @@ pub(super) fn best_persistent_with(
         let least = candidates
             .clone()
             .filter(|l| l.whole_rounds && spans(l) && no_zero_rows(plan, &l.config))
-            .min_by_key(|w| (whole(w), u32::MAX - w.config.tile_m * w.config.tile_n));
+            .min_by_key(|w| (whole(w), Reverse(w.config.tile_m * w.config.tile_n)));
         let largest = candidates
             .max_by_key(|w| w.config.tile_m * w.config.tile_n)
             .filter(spans);
-        let fits = |l: &&Weighed| *l != b && whole(l) <= whole(b);
+        let fits = |l: &&Weighed| !std::ptr::eq(*l, b) && whole(l) <= whole(b);
         if let Some(l) = least
             .filter(fits)
             .or(largest.filter(|l| whole(l) <= whole(b)))
@@ -115,9 +121,10 @@ pub(super) fn best_persistent_with(
 }
 
 /// Whether `c`'s last tile along the fewer of M and N loads no row past them: the tiles
-/// reach exactly to the end, or by 64 rows (columns), which the persistent tiles' last tile
-/// loads from 64 earlier, inside the tensor (`row_shift`, `col_shift` in
-/// `src/kernels/sm90/kernel.cuh`).
+/// reach exactly to the end, or 64 past it, which the tiles marked `whole_rounds` (128x128
+/// and 128x256; not the 128x192 pingpong tile nor the staged ones) load from 64 rows
+/// (columns) earlier, inside the tensor (`row_shift`, `col_shift` in
+/// `src/kernels/sm90/kernel.cuh`). For those tiles only.
 fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
     let (few, t) = if plan.m <= plan.n {
         (plan.m.max(0) as u32, c.tile_m)
