@@ -344,8 +344,9 @@ fn gpu_epilogue_special_values() {
         "128x192x64_s4_pp",
         "128x256x64_s4_coop",
         "128x256x64_s4_coop_c2",
-        // the narrow tile, transposed (6 columns): the fused epilogue in registers
+        // the narrow tiles, transposed (6 columns): the fused epilogue in registers
         "128x96x64_s7_coop",
+        "128x160x64_s5_coop",
     ] {
         let cfg = registry::all_kernels()
             .find(|c| c.name == format!("sm90_{family}"))
@@ -450,6 +451,7 @@ fn gpu_epilogue_small() {
         "128x128x64_s6_pp",
         "128x256x64_s4_coop",
         "128x96x64_s7_coop",
+        "128x160x64_s5_coop",
         "sm80",
         "simple",
     ];
@@ -476,11 +478,11 @@ fn gpu_epilogue_small() {
             (Activation::GeluTanhFast, Order::ColMajor, false),
             (Activation::SwiGluFast, Order::RowMajor, false),
         ] {
-            // The narrow tile at 200 rows: its last tile of M loads 56 rows early and
+            // The narrow tiles at 200 rows: their last tile of M loads 56 rows early and
             // stores from its own first row on.
             let m = match family {
                 "skinny16" | "splitk_64x64" => 5,
-                "128x96x64_s7_coop" => 200,
+                "128x96x64_s7_coop" | "128x160x64_s5_coop" => 200,
                 _ => 72,
             };
             let cs = EpiCase {

@@ -318,11 +318,13 @@ fn kernel_names() {
         );
         assert_eq!(ds.grid.0 == 132, splits > 0 || m * n >= 132 * 128 * 128);
     }
-    // 128 < m <= 256 where 128x128 tiles leave SMs idle: the narrow 128x96 tile where its
-    // tiles fit in one wave (96 and 128 of them); an N-major B takes another.
+    // 128 < m <= 256 where 128x128 tiles leave SMs idle or fill part of a second wave: the
+    // narrowest tile whose tiles fit in one wave (96 and 128 of 128x96; 128 of 128x160, where
+    // 128x96 tiles would be 214); an N-major B takes another.
     for ((m, n, k), tile, ctas) in [
         ((256, 4608, 3584), "128x96x64_s7_coop", 96),
         ((192, 6144, 4096), "128x96x64_s7_coop", 128),
+        ((256, 10240, 8192), "128x160x64_s5_coop", 128),
     ] {
         let mut d = desc(m, n, k);
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
@@ -499,9 +501,10 @@ fn few_rows_take_the_wide_split_k_tile_from_a_quarter_wave() {
 #[test]
 fn few_rows_keep_the_split_tail_where_the_largest_tile_spans_past_n() {
     // 160 rows of a row-major y = x W^T run swapped, the tokens on N: the 128x256 tile
-    // would span 96 columns past them, so the 128x128 tile keeps its split tail.
-    let mut d = desc(160, 10240, 8192);
-    d.c = od(160, 10240, Order::RowMajor, 3 << 32);
+    // would span 96 columns past them, so the 128x128 tile keeps its split tail (11008
+    // rows of weight: 138 tiles of the narrow 128x160, more than one wave).
+    let mut d = desc(160, 11008, 8192);
+    d.c = od(160, 11008, Order::RowMajor, 3 << 32);
     (d.a.ptr, d.b.ptr) = (1 << 32, 2 << 32);
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
     assert!(ds.plan.swapped && ds.kernel.contains("128x128x64_s6_pp"));

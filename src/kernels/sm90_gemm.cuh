@@ -145,6 +145,11 @@
 // Built by ferrocute-kernels (crates/kernels/src/build): see the module registry for flags.
 #pragma once
 
+// WGMMA's N in every multiple of 8 (CuTe's ss_op_selector otherwise takes the largest of
+// 256, 192, 128, 96, 64, 32, 16, 8 dividing the tile: five m64n32k16 instructions a k-step
+// for a 160-wide tile, which ran its tensor pipe at 53% of its active cycles).
+#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
+
 #include <cuda.h>   // CUtensorMap
 #include <stdint.h>
 #include <type_traits>

@@ -324,10 +324,17 @@ sm90_config!(
     /// 128x96x64, 7 stages, cooperative: a narrow tile (K-major B, general epilogue, see
     /// [`Sm90Config::BOXES`]) that puts 256 rows of a weight of up to 6,336 rows in one wave
     /// of 132 SMs, where 128x128 tiles leave a quarter or more of them idle (96 tiles at
-    /// 6,144 rows). 128x80 (8 stages) ran 1.7x slower per column on an H100 and 128x160 no
-    /// faster than the tiles it would replace (BENCHMARKS.md).
+    /// 6,144 rows).
     Sm90_128x96x64S7Coop, "sm90_128x96x64_s7_coop", "Sm90Cfg_128x96x64_s7_coop",
     [128, 96, 64], 7, 0, 1
+);
+
+sm90_config!(
+    /// 128x160x64, 5 stages, cooperative: a narrow tile (K-major B, general epilogue) that
+    /// puts 129-256 rows of a weight of up to 10,560 rows in one wave of 132 SMs (128 tiles
+    /// at 10,240 rows, where cuBLAS runs the same tile), one m64n160k16 WGMMA a k-step.
+    Sm90_128x160x64S5Coop, "sm90_128x160x64_s5_coop", "Sm90Cfg_128x160x64_s5_coop",
+    [128, 160, 64], 5, 0, 1
 );
 
 /// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
@@ -359,7 +366,10 @@ pub fn render_sm90_header() -> String {
             parts::<Sm90_128x256x64S3St>(),
             parts::<Sm90_128x256x64S4St2>(),
         ],
-        vec![parts::<Sm90_128x96x64S7Coop>()],
+        vec![
+            parts::<Sm90_128x96x64S7Coop>(),
+            parts::<Sm90_128x160x64S5Coop>(),
+        ],
     );
     let (mut entries, mut checks, mut epi_list, mut b_k_list) =
         (Vec::new(), Vec::new(), String::new(), String::new());

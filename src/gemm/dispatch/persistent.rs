@@ -137,15 +137,17 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 }
 
 /// The narrow persistent tile ([`NARROW_KERNELS`]) for `plan`, among those `eligible`;
-/// `None` outside `128 < m <= 256` or where none puts less work on each SM than the 128x128
-/// tile.
+/// `None` outside `128 < m <= 256` or where none puts less work on the busiest SM than the
+/// 128x128 tile.
 ///
 /// Two tiles of 128 rows against a weight of `n` rows: the 128x128 tile makes
 /// `2 * ceil(n / 128)` tiles, 96 at `n = 6144`, so a quarter of an H100's 132 SMs idle for
-/// the whole (single) round. The narrowest tile whose tiles fit in one wave gives each SM
-/// a smaller tile instead; it is taken where its k-blocks times its area, the work of the
-/// busiest SM, are below the 128x128 tile's (which splits a part-empty last round along K
-/// where that pays, [`persistent_k_blocks`](crate::gemm::geometry::persistent_k_blocks)).
+/// the whole (single) round, and 160 at `n = 10240`, a second round a fifth full. The
+/// narrowest tile whose tiles fit in one wave gives each SM one tile instead; it is taken
+/// where its k-blocks times its area, the work of the busiest SM, are below the 128x128
+/// tile's in whole rounds (a split of the part-empty last round spreads its k-blocks over
+/// more SMs, not the bytes they read: 128x160 tiles took 73-79 µs at 160-256 rows of a
+/// 10240x8192 weight against 86-90 for 128x256 ones and the 128x128 split tail's 88).
 /// Measured in BENCHMARKS.md (ledger, decode dispatch).
 ///
 /// ```
@@ -163,7 +165,8 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 /// assert_eq!(pick(256, 6144, 4096), Some("sm90_128x96x64_s7_coop")); // 128 tiles, not 96
 /// assert_eq!(pick(192, 4608, 3584), Some("sm90_128x96x64_s7_coop")); // 96, not 72
 /// assert_eq!(pick(256, 8192, 8192), None); // 128x128: 128 tiles already
-/// assert_eq!(pick(256, 10240, 8192), None); // 214 tiles: two waves
+/// assert_eq!(pick(256, 10240, 8192), Some("sm90_128x160x64_s5_coop")); // 128, not 214 or 160
+/// assert_eq!(pick(256, 11008, 4096), None); // 138 tiles of 128x160: two waves
 /// assert_eq!(pick(128, 6144, 4096), None); // one tile of M: the small-tile kernels
 /// assert_eq!(pick_b(256, 6144, 4096, Order::RowMajor), None); // an N-major B
 /// ```
@@ -178,7 +181,7 @@ pub fn narrow_pick(
     let sms = sm_count.max(1) as u64;
     let work = |c: &KernelConfig| {
         let area = (c.tile_m * c.tile_n) as u64;
-        persistent_k_blocks_with(plan, c, sm_count, None)
+        persistent_k_blocks_with(plan, c, sm_count, Some(false))
             .0
             .saturating_mul(area)
     };
