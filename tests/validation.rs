@@ -353,10 +353,11 @@ fn kernel_names() {
         ((100, 2112, 4096), "128x64x64_s9", (2, 33, 1), 2),
         ((65, 4096, 4096), "128x64x64_s9", (2, 64, 1), 2),
         // Where clusters fill one wave: 16 < m <= 64, 4 tiles of N sharing A (72 CTAs);
-        // 64 < m <= 256, 2 or 4 tiles of M sharing B (128 and 112 CTAs); no K split.
+        // 64 < m <= 256, 2 or 4 tiles of M sharing B (128, 112 and 128 CTAs); no K split.
         ((32, 4608, 3584), "64x64x64_s13_nc4", (4, 18, 1), 4),
         ((128, 8192, 8192), "64x128x64_s9_mc2", (2, 64, 1), 2),
         ((256, 3584, 3584), "64x128x64_s9_mc4", (4, 28, 1), 4),
+        ((200, 4096, 14336), "128x64x64_s9_mc2", (2, 64, 1), 2),
     ] {
         let mut d = desc(m, n, k);
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);

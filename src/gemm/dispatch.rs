@@ -210,18 +210,27 @@ pub fn skinny_pick(
 /// For `m <= 64` (one tile of M, which every tile of N reads): the 64x64 tile in clusters
 /// of 4 along N sharing A ([`MULTICAST_N_SMALL_M_KERNELS`]), where its grid, the K-unsplit
 /// 64x64 tile's, fills more than half the SMs in one wave of clusters (with fewer tiles the
-/// K-split tile is as fast; in two waves it is faster). Above: the 64x128 tile in clusters
-/// of `c` M-adjacent tiles sharing B ([`MULTICAST_SMALL_M_KERNELS`]), the largest `c`
-/// first, where its grid (`c * ceil(tiles_m / c) * tiles_n * batch` CTAs, each streaming
-/// all of K) fills more than half the SMs in one wave. Clusters of 2 are resident on every
-/// SM, of 4 on 10 of every 11 (an H100's GPCs hold 30 of them at this shared memory); a
-/// second wave of clusters runs at about half the speed. Clusters of 4 need at least 3
-/// tiles of M (one CTA past M is the price of reading B once) and a K-major B (an N-major
-/// B's stage is two 64-row boxes, so two of the four CTAs would issue every load, measured
-/// slower). Clusters of 2 over 3 or 4 tiles of M read B twice, as the 128-row persistent
-/// tiles do, whose fixed costs (a split tail's reduction) weigh less as K grows: they take
-/// `k <= 8192` times the share of their CTAs inside M. The measurements are in
-/// BENCHMARKS.md (ledger, decode dispatch) and `benches/sweeps/2026-11-26-h100-multicast/`.
+/// K-split tile is as fast; in two waves it is faster). Above: the first of
+/// [`MULTICAST_SMALL_M_KERNELS`] whose grid (`c * ceil(tiles_m / c) * tiles_n * batch` CTAs
+/// in clusters of `c`, each streaming all of K) fills more than half the SMs in one wave
+/// and which shares B as it should. Clusters of 2 are resident on every SM, of 4 on 10 of
+/// every 11 (an H100's GPCs hold 30 of them at this shared memory); a second wave of
+/// clusters runs at about half the speed.
+/// - 64-row tiles in clusters of 4: at least 3 tiles of M (one CTA past M is the price of
+///   reading B once) and a K-major B (an N-major B's stage is two 64-row boxes, so two of
+///   the four CTAs would issue every load, measured slower).
+/// - 128-row tiles in clusters of 2: 128 < m <= 256 (one cluster holds all of M, so B is
+///   read once) and a K-major B (an N-major B's 64-row stage is one box, which one CTA
+///   would load alone), where the clusters of 4 would not fit in one wave: weights of
+///   about 4096 rows (3840 < n <= 4224), 128 CTAs. There they beat the 64-row tiles in
+///   clusters of 2, which read B twice, at every K (192x4096x14336 62.6 → 55.1 µs,
+///   256x4096x4096 22.1 → 21.5 on an H100; BENCHMARKS.md).
+/// - 64-row tiles in clusters of 2 over 3 or 4 tiles of M read B twice, as the 128-row
+///   persistent tiles do, whose fixed costs (a split tail's reduction) weigh less as K
+///   grows: they take `k <= 8192` times the share of their CTAs inside M.
+///
+/// The measurements are in BENCHMARKS.md (ledger, decode dispatch),
+/// `benches/sweeps/2026-11-26-h100-multicast/` and `benches/sweeps/2026-11-28-h100-mc2-128/`.
 ///
 /// ```
 /// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
@@ -236,11 +245,13 @@ pub fn skinny_pick(
 /// let pick = |m, n, k| pick_b(m, n, k, Order::ColMajor); // B K-major
 /// assert_eq!(pick(256, 3584, 3584), Some("sm90_splitk_64x128x64_s9_mc4")); // 28 clusters of 4
 /// assert_eq!(pick_b(256, 3584, 3584, Order::RowMajor), Some("sm90_splitk_64x128x64_s9_mc2"));
-/// assert_eq!(pick(256, 4096, 4096), Some("sm90_splitk_64x128x64_s9_mc2")); // 64 of 2
-/// assert_eq!(pick(256, 4096, 8192), Some("sm90_splitk_64x128x64_s9_mc2"));
-/// assert_eq!(pick(192, 4096, 4096), Some("sm90_splitk_64x128x64_s9_mc2")); // 3 of 4 in M
-/// assert_eq!(pick(192, 4096, 8192), None);
-/// assert_eq!(pick(256, 4096, 14336), None); // long K: the persistent tiles
+/// // 4096 rows of weights: 32 clusters of 4 (128 CTAs) are more than are resident, 64 of
+/// // 2 are not, and 128-row tiles read B once at any K.
+/// assert_eq!(pick(256, 4096, 4096), Some("sm90_splitk_128x64x64_s9_mc2"));
+/// assert_eq!(pick(192, 4096, 14336), Some("sm90_splitk_128x64x64_s9_mc2"));
+/// assert_eq!(pick_b(256, 4096, 4096, Order::RowMajor), Some("sm90_splitk_64x128x64_s9_mc2"));
+/// assert_eq!(pick_b(192, 4096, 8192, Order::RowMajor), None); // 3 of 4 in M, long K
+/// assert_eq!(pick(256, 4608, 14336), None); // 144 CTAs: the persistent tiles
 /// assert_eq!(pick(256, 6144, 4096), None); // 192 CTAs: two waves
 /// assert_eq!(pick(128, 4608, 3584), Some("sm90_splitk_64x128x64_s9_mc2")); // 72 CTAs
 /// assert_eq!(pick(128, 4096, 4096), None); // 64 CTAs: under half the SMs
@@ -278,7 +289,6 @@ pub fn multicast_pick(
     }
     MULTICAST_SMALL_M_KERNELS
         .iter()
-        .rev()
         .filter(|c| eligible(c))
         .find(|cfg| {
             let c = cfg.cluster_m as u64;
@@ -286,8 +296,11 @@ pub fn multicast_pick(
             let tiles_n = (plan.n as u64).div_ceil(cfg.tile_n as u64);
             let ctas = c * tiles_m.div_ceil(c) * tiles_n * plan.batch.max(1) as u64;
             let one_wave = 2 * ctas > sms && ctas <= resident(c);
-            let shares = match c {
-                2 => tiles_m <= 2 || plan.k as u64 * c * tiles_m.div_ceil(c) <= 8192 * tiles_m,
+            let shares = match (c, cfg.tile_m) {
+                (2, 64) => {
+                    tiles_m <= 2 || plan.k as u64 * c * tiles_m.div_ceil(c) <= 8192 * tiles_m
+                }
+                (2, _) => tiles_m == 2 && plan.b.k_major,
                 _ => tiles_m >= 3 && plan.b.k_major,
             };
             one_wave && shares

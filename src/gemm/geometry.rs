@@ -226,7 +226,8 @@ pub const MAX_GRID_YZ: u64 = 65535;
 /// assert_eq!(grid_dims(&SKINNY_KERNELS[0], 16, 1024, 1, 132, 2).unwrap(), (128, 1, 1));
 /// // Clusters of 2 along M: 300 rows are 5 tiles of 64 in 3 clusters, by 32 tiles of N.
 /// use ferrocute::gemm::registry::MULTICAST_SMALL_M_KERNELS;
-/// assert_eq!(grid_dims(&MULTICAST_SMALL_M_KERNELS[0], 300, 4096, 1, 132, 1).unwrap(), (2, 96, 1));
+/// let mc2 = MULTICAST_SMALL_M_KERNELS.iter().find(|c| c.name == "sm90_splitk_64x128x64_s9_mc2");
+/// assert_eq!(grid_dims(mc2.unwrap(), 300, 4096, 1, 132, 1).unwrap(), (2, 96, 1));
 /// ```
 pub fn grid_dims(
     cfg: &KernelConfig,

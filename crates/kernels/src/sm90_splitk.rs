@@ -204,6 +204,15 @@ splitk_config!(
     [64, 64, 64], 13, cluster_n = 4
 );
 
+splitk_config!(
+    /// 128 x 64 x 64, 9 stages, clusters of 2 along M (32 rows of B each): all of
+    /// 128 < m <= 256 in one cluster, so B is read from L2 once, for weights of about 4096
+    /// rows, whose 64-row tiles in clusters of 4 do not fit in one wave and in clusters of 2
+    /// read B twice.
+    SplitK128x64x64S9Mc2, "sm90_splitk_128x64x64_s9_mc2", "SplitKCfg_128x64x64_s9_mc2",
+    [128, 64, 64], 9, cluster_m = 2
+);
+
 /// Renders the small-M configurations into the header `sm90_splitk.cu` includes.
 pub fn render_splitk_header() -> String {
     fn entry<C: SplitKConfig>() -> (String, String) {
@@ -230,6 +239,7 @@ pub fn render_splitk_header() -> String {
             entry::<SplitK64x128x64S9Mc2>(),
             entry::<SplitK64x128x64S9Mc4>(),
             entry::<SplitK64x64x64S13Nc4>(),
+            entry::<SplitK128x64x64S9Mc2>(),
         ],
         &[
             checks::<SplitK64x128x64S9>(),
@@ -238,6 +248,7 @@ pub fn render_splitk_header() -> String {
             checks::<SplitK64x128x64S9Mc2>(),
             checks::<SplitK64x128x64S9Mc4>(),
             checks::<SplitK64x64x64S13Nc4>(),
+            checks::<SplitK128x64x64S9Mc2>(),
         ],
     )
 }
