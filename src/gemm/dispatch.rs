@@ -221,10 +221,11 @@ pub fn skinny_pick(
 ///   the four CTAs would issue every load, measured slower).
 /// - 128-row tiles in clusters of 2: 128 < m <= 256 (one cluster holds all of M, so B is
 ///   read once) and a K-major B (an N-major B's 64-row stage is one box, which one CTA
-///   would load alone), where the clusters of 4 would not fit in one wave: weights of
-///   about 4096 rows (3840 < n <= 4224), 128 CTAs. There they beat the 64-row tiles in
-///   clusters of 2, which read B twice, at every K (192x4096x14336 62.6 → 55.1 µs,
-///   256x4096x4096 22.1 → 21.5 on an H100; BENCHMARKS.md).
+///   would load alone), where the clusters of 4 would not fit in one wave: with one batch
+///   on 132 SMs, weights of about 4096 rows (3840 < n <= 4224), 128 CTAs. There they beat
+///   the 64-row tiles in clusters of 2, which read B twice (256x4096x4096 22.1 → 21.5 µs
+///   on an H100), and, at longer K, the persistent tiles (192x4096x14336 62.6 → 55.1;
+///   BENCHMARKS.md).
 /// - 64-row tiles in clusters of 2 over 3 or 4 tiles of M read B twice, as the 128-row
 ///   persistent tiles do, whose fixed costs (a split tail's reduction) weigh less as K
 ///   grows: they take `k <= 8192` times the share of their CTAs inside M.
@@ -251,6 +252,7 @@ pub fn skinny_pick(
 /// assert_eq!(pick(192, 4096, 14336), Some("sm90_splitk_128x64x64_s9_mc2"));
 /// assert_eq!(pick_b(256, 4096, 4096, Order::RowMajor), Some("sm90_splitk_64x128x64_s9_mc2"));
 /// assert_eq!(pick_b(192, 4096, 8192, Order::RowMajor), None); // 3 of 4 in M, long K
+/// assert_eq!(pick_b(256, 4096, 14336, Order::RowMajor), None);
 /// assert_eq!(pick(256, 4608, 14336), None); // 144 CTAs: the persistent tiles
 /// assert_eq!(pick(256, 6144, 4096), None); // 192 CTAs: two waves
 /// assert_eq!(pick(128, 4608, 3584), Some("sm90_splitk_64x128x64_s9_mc2")); // 72 CTAs
@@ -297,11 +299,12 @@ pub fn multicast_pick(
             let ctas = c * tiles_m.div_ceil(c) * tiles_n * plan.batch.max(1) as u64;
             let one_wave = 2 * ctas > sms && ctas <= resident(c);
             let shares = match (c, cfg.tile_m) {
+                (4, 64) => tiles_m >= 3 && plan.b.k_major,
+                (2, 128) => tiles_m == 2 && plan.b.k_major,
                 (2, 64) => {
                     tiles_m <= 2 || plan.k as u64 * c * tiles_m.div_ceil(c) <= 8192 * tiles_m
                 }
-                (2, _) => tiles_m == 2 && plan.b.k_major,
-                _ => tiles_m >= 3 && plan.b.k_major,
+                _ => false,
             };
             one_wave && shares
         })

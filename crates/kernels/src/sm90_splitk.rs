@@ -112,6 +112,14 @@ pub const fn splitk_check(
         tn * (tm + 8) * 4 <= stages * (tm + tn) * bk * ELEM_BYTES,
         "kernel config: the (TN, TM+8) f32 partial tile must fit in the pipeline's shared memory"
     );
+    assert!(
+        tn * (tm + 8) * 4 <= stages * tn * bk * ELEM_BYTES,
+        "kernel config: with 2 K splits the receiving CTA keeps its partial tile in the B stages"
+    );
+    assert!(
+        tm * bk * ELEM_BYTES == 32 * tm * 4 && tn / 32 < stages,
+        "kernel config: with 2 K splits each A stage receives 32 rows of the partner's partial tile, TN/32 drained stages in all"
+    );
     let b = unwrap(tile_to_shape(atom_k, &Tup::flat(&[tn, bk, stages])));
     unwrap(tile_to_shape(atom_mn, &Tup::flat(&[tn, bk, stages])));
     unwrap(tile_to_shape(atom_k, &Tup::flat(&[tm, bk, stages])));
