@@ -108,17 +108,15 @@ pub const fn splitk_check(
         splitk_smem_bytes(tile, stages) <= SMEM_LIMIT,
         "kernel config: the pipeline's shared memory exceeds the 227 KiB a CTA may use"
     );
-    assert!(
-        tn * (tm + 8) * 4 <= stages * (tm + tn) * bk * ELEM_BYTES,
-        "kernel config: the (TN, TM+8) f32 partial tile must fit in the pipeline's shared memory"
-    );
+    // The (TN, TM+8) f32 partial tile: with 2 K splits the receiving CTA keeps its own in
+    // the B stages and takes its partner's, 32 rows a stage, in TN/32 drained A stages.
     assert!(
         tn * (tm + 8) * 4 <= stages * tn * bk * ELEM_BYTES,
-        "kernel config: with 2 K splits the receiving CTA keeps its partial tile in the B stages"
+        "kernel config: the (TN, TM+8) f32 partial tile must fit in the B stages"
     );
     assert!(
-        tm * bk * ELEM_BYTES == 32 * tm * 4 && tn / 32 < stages,
-        "kernel config: with 2 K splits each A stage receives 32 rows of the partner's partial tile, TN/32 drained stages in all"
+        bk * ELEM_BYTES == 32 * 4 && tn / 32 < stages,
+        "kernel config: an A stage must hold 32 rows of the partial tile (BK = 64), and TN/32 stages must drain first"
     );
     let b = unwrap(tile_to_shape(atom_k, &Tup::flat(&[tn, bk, stages])));
     unwrap(tile_to_shape(atom_mn, &Tup::flat(&[tn, bk, stages])));
