@@ -22,7 +22,7 @@ use common::*;
 
 /// (kernel, K splits or "" for the dispatcher's choice, tail split forced on ("1"), off
 /// ("0") or "" for the dispatcher's choice).
-const KERNELS: [(&str, &str, &str); 18] = [
+const KERNELS: [(&str, &str, &str); 19] = [
     ("sm90_128x192x64_s4_pp", "", "0"),
     ("sm90_128x192x64_s4_pp", "", "1"),
     ("sm90_128x256x64_s4_coop_c2", "", "1"),
@@ -37,6 +37,7 @@ const KERNELS: [(&str, &str, &str); 18] = [
     ("sm90_splitk_64x128x64_s9_mc2", "", ""),
     ("sm90_splitk_64x128x64_s9_mc4", "", ""),
     ("sm90_splitk_128x64x64_s9_mc2", "", ""),
+    ("sm90_splitk_64x64x64_s13_mc2", "", ""),
     ("sm90_splitk_64x64x64_s13_nc4", "", ""),
     ("sm90_128x128x64_s6_pp", "", "1"),
     ("sm90_128x96x64_s7_coop", "", ""),

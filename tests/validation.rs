@@ -350,11 +350,12 @@ fn kernel_names() {
         // 4 or 8 splits would be more clusters than fit at once (30 of 4, 15 of 8)
         ((64, 1024, 8192), "64x64x64_s13", (4, 16, 1), 4),
         ((128, 2048, 4096), "128x64x64_s9", (2, 32, 1), 2),
+        // (66 tiles of 64 in pairs: not over half the SMs)
         ((100, 2112, 4096), "128x64x64_s9", (2, 33, 1), 2),
-        ((65, 4096, 4096), "128x64x64_s9", (2, 64, 1), 2),
         // Where clusters fill one wave: 16 < m <= 64, 4 tiles of N sharing A (72 CTAs);
-        // 64 < m <= 256, 2 or 4 tiles of M sharing B (128, 112 and 128 CTAs); no K split.
+        // 64 < m <= 256, 2 or 4 tiles of M sharing B (128, 128, 112 and 128 CTAs); no K split.
         ((32, 4608, 3584), "64x64x64_s13_nc4", (4, 18, 1), 4),
+        ((65, 4096, 4096), "64x64x64_s13_mc2", (2, 64, 1), 2),
         ((128, 8192, 8192), "64x128x64_s9_mc2", (2, 64, 1), 2),
         ((256, 3584, 3584), "64x128x64_s9_mc4", (4, 28, 1), 4),
         ((200, 4096, 14336), "128x64x64_s9_mc2", (2, 64, 1), 2),
@@ -530,7 +531,8 @@ fn row_major_decode_runs_transposed() {
         ((1, 4096, 4096), "skinny16_w8_kk"),
         ((16, 14336, 4096), "skinny16_w8_kk"),
         ((17, 4096, 4096), "splitk_64x64x64_s13_kk"),
-        ((128, 4096, 14336), "splitk_128x64x64_s9_kk"),
+        ((128, 2048, 14336), "splitk_128x64x64_s9_kk"),
+        ((128, 4096, 14336), "splitk_64x64x64_s13_mc2_kk"),
         // 256 rows of a 6144-row weight: the narrow persistent tile, 128 tiles in one wave.
         ((256, 6144, 4096), "128x96x64_s7_coop_kk"),
     ] {

@@ -229,6 +229,10 @@ pub fn skinny_pick(
 /// - 64-row tiles in clusters of 2 over 3 or 4 tiles of M read B twice, as the 128-row
 ///   persistent tiles do, whose fixed costs (a split tail's reduction) weigh less as K
 ///   grows: they take `k <= 8192` times the share of their CTAs inside M.
+/// - 64x64 tiles in clusters of 2: 64 < m <= 128 and a K-major B, where the 64x128 tiles
+///   fill under half the SMs (weights of 2112 to 4224 rows at one batch). They replace the
+///   128x64 tile split over K in 2, whose second CTA hands its partial tile over at the end
+///   (128x4096x4096 18.9 → 18.4 µs, 100x3584x18944 61.9 → 55.8; BENCHMARKS.md).
 ///
 /// The measurements are in BENCHMARKS.md (ledger, decode dispatch),
 /// `benches/sweeps/2026-11-26-h100-multicast/` and `benches/sweeps/2026-11-28-h100-mc2-128/`.
@@ -256,7 +260,10 @@ pub fn skinny_pick(
 /// assert_eq!(pick(256, 4608, 14336), None); // 144 CTAs: the persistent tiles
 /// assert_eq!(pick(256, 6144, 4096), None); // 192 CTAs: two waves
 /// assert_eq!(pick(128, 4608, 3584), Some("sm90_splitk_64x128x64_s9_mc2")); // 72 CTAs
-/// assert_eq!(pick(128, 4096, 4096), None); // 64 CTAs: under half the SMs
+/// assert_eq!(pick(128, 4096, 4096), Some("sm90_splitk_64x64x64_s13_mc2")); // 128 CTAs
+/// assert_eq!(pick(100, 3584, 18944), Some("sm90_splitk_64x64x64_s13_mc2")); // 112 CTAs
+/// assert_eq!(pick(128, 2048, 4096), None); // 64 CTAs: under half the SMs
+/// assert_eq!(pick_b(128, 4096, 4096, Order::RowMajor), None); // N-major B: split-K
 /// // One tile of M: clusters of 4 along N sharing A, where 72 or 96 tiles fit in one wave.
 /// assert_eq!(pick(32, 4608, 3584), Some("sm90_splitk_64x64x64_s13_nc4"));
 /// assert_eq!(pick(64, 6144, 4096), Some("sm90_splitk_64x64x64_s13_nc4"));
@@ -298,12 +305,13 @@ pub fn multicast_pick(
             let tiles_n = (plan.n as u64).div_ceil(cfg.tile_n as u64);
             let ctas = c * tiles_m.div_ceil(c) * tiles_n * plan.batch.max(1) as u64;
             let one_wave = 2 * ctas > sms && ctas <= resident(c);
-            let shares = match (c, cfg.tile_m) {
-                (4, 64) => tiles_m >= 3 && plan.b.k_major,
-                (2, 128) => tiles_m == 2 && plan.b.k_major,
-                (2, 64) => {
+            let shares = match (c, cfg.tile_m, cfg.tile_n) {
+                (4, 64, 128) => tiles_m >= 3 && plan.b.k_major,
+                (2, 128, 64) => tiles_m == 2 && plan.b.k_major,
+                (2, 64, 128) => {
                     tiles_m <= 2 || plan.k as u64 * c * tiles_m.div_ceil(c) <= 8192 * tiles_m
                 }
+                (2, 64, 64) => tiles_m == 2 && plan.b.k_major,
                 _ => false,
             };
             one_wave && shares

@@ -18,7 +18,8 @@ use ferrocute_kernels::sm90_gemm::{
 use ferrocute_kernels::sm90_skinny::{Skinny16W4, Skinny16W8, SkinnyConfig};
 use ferrocute_kernels::sm90_splitk::{
     SplitK128x64x64S9, SplitK128x64x64S9Mc2, SplitK64x128x64S9, SplitK64x128x64S9Mc2,
-    SplitK64x128x64S9Mc4, SplitK64x64x64S13, SplitK64x64x64S13Nc4, SplitKConfig,
+    SplitK64x128x64S9Mc4, SplitK64x64x64S13, SplitK64x64x64S13Mc2, SplitK64x64x64S13Nc4,
+    SplitKConfig,
 };
 use ferrocute_kernels::ModuleArtifacts;
 
@@ -306,11 +307,13 @@ pub static SMALL_M_KERNELS: &[KernelConfig] = &[
 /// of their rows of B by TMA multicast, so B crosses from L2 once per cluster, for problems
 /// of a few hundred rows whose 128x128 tiles leave SMs idle. In the order
 /// [`multicast_pick`](super::dispatch::multicast_pick) tries them: 4 tiles of 64 rows, 2 of
-/// 128 (all of 128 < m <= 256 in one cluster), 2 of 64.
+/// 128 (all of 128 < m <= 256 in one cluster), 2 of 64 (64x128), 2 of 64 (64x64: twice the
+/// tiles of N, for weights whose 64x128 tiles fill under half the SMs).
 pub static MULTICAST_SMALL_M_KERNELS: &[KernelConfig] = &[
     splitk::<SplitK64x128x64S9Mc4>(),
     splitk::<SplitK128x64x64S9Mc2>(),
     splitk::<SplitK64x128x64S9Mc2>(),
+    splitk::<SplitK64x64x64S13Mc2>(),
 ];
 
 /// Small-tile kernels whose clusters span N: 4 N-adjacent 64x64 tiles share each stage of

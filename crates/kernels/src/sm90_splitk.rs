@@ -219,6 +219,15 @@ splitk_config!(
     [128, 64, 64], 9, cluster_m = 2
 );
 
+splitk_config!(
+    /// 64 x 64 x 64, 13 stages, clusters of 2 along M (32 rows of B each): 64 < m <= 128 in
+    /// one cluster, B read from L2 once, no K split and no partial tiles to exchange, for
+    /// weights of up to about 4200 rows, whose 64-row tiles then fill one wave (cuBLAS's
+    /// tile there too).
+    SplitK64x64x64S13Mc2, "sm90_splitk_64x64x64_s13_mc2", "SplitKCfg_64x64x64_s13_mc2",
+    [64, 64, 64], 13, cluster_m = 2
+);
+
 /// Renders the small-M configurations into the header `sm90_splitk.cu` includes.
 pub fn render_splitk_header() -> String {
     fn entry<C: SplitKConfig>() -> (String, String) {
@@ -246,6 +255,7 @@ pub fn render_splitk_header() -> String {
             entry::<SplitK64x128x64S9Mc4>(),
             entry::<SplitK64x64x64S13Nc4>(),
             entry::<SplitK128x64x64S9Mc2>(),
+            entry::<SplitK64x64x64S13Mc2>(),
         ],
         &[
             checks::<SplitK64x128x64S9>(),
@@ -255,6 +265,7 @@ pub fn render_splitk_header() -> String {
             checks::<SplitK64x128x64S9Mc4>(),
             checks::<SplitK64x64x64S13Nc4>(),
             checks::<SplitK128x64x64S9Mc2>(),
+            checks::<SplitK64x64x64S13Mc2>(),
         ],
     )
 }
