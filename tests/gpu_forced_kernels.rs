@@ -1,7 +1,8 @@
 //! Hopper kernels that the dispatcher chooses only where their waves beat the 128x128
 //! tile's (the pingpong 128x192 and the 4-stage cooperative 128x256 tiles), for small M
-//! only (the 64-row split-K tiles, those whose clusters along M or N share B or A, and the
-//! narrow 128x96 and 128x160 tiles, which also write an N-major D) or
+//! only (the 64-row split-K tiles, those whose clusters along M or N share B or A, the 96-row
+//! ones, which take a K-major A only, and the narrow 128x96 and 128x160 tiles, which also
+//! write an N-major D) or
 //! never (the 128x256 tiles with 2-CTA multicast clusters or the staged epilogue;
 //! BENCHMARKS.md says why) are checked on small shapes
 //! with every edge by forcing them with `FERROCUTE_KERNEL` (and, for split-K tiles, the
@@ -22,7 +23,7 @@ use common::*;
 
 /// (kernel, K splits or "" for the dispatcher's choice, tail split forced on ("1"), off
 /// ("0") or "" for the dispatcher's choice).
-const KERNELS: [(&str, &str, &str); 19] = [
+const KERNELS: [(&str, &str, &str); 21] = [
     ("sm90_128x192x64_s4_pp", "", "0"),
     ("sm90_128x192x64_s4_pp", "", "1"),
     ("sm90_128x256x64_s4_coop_c2", "", "1"),
@@ -38,6 +39,8 @@ const KERNELS: [(&str, &str, &str); 19] = [
     ("sm90_splitk_64x128x64_s9_mc4", "", ""),
     ("sm90_splitk_128x64x64_s9_mc2", "", ""),
     ("sm90_splitk_64x64x64_s13_mc2", "", ""),
+    ("sm90_splitk_96x64x64_s11_mc2", "", ""),
+    ("sm90_splitk_96x128x64_s8_mc2", "", ""),
     ("sm90_splitk_64x64x64_s13_nc4", "", ""),
     ("sm90_128x128x64_s6_pp", "", "1"),
     ("sm90_128x96x64_s7_coop", "", ""),
@@ -140,6 +143,7 @@ fn forced_kernel_child(kernel: &str) {
     } else {
         &[Order::ColMajor]
     };
+    let a_k_only = kernel.starts_with("sm90_splitk_96x");
     let mut n_major_d_runs = 0;
     for (i, &(m, n, k, batch)) in cases.iter().enumerate() {
         for (la, lb, &lc) in LAYOUTS
@@ -163,6 +167,15 @@ fn forced_kernel_child(kernel: &str) {
                 let all_k = (la, lb, lc) == (Order::RowMajor, Order::ColMajor, Order::ColMajor);
                 assert!(
                     planned_b_n_major(&ran) && !all_k,
+                    "{m}x{n}x{k} {la:?}{lb:?}{lc:?} ran {ran}"
+                );
+                continue;
+            }
+            // A 96-row split-K tile (K-major A entry points only) likewise where the planned
+            // A is M-major.
+            if a_k_only && !ran.contains(kernel) {
+                assert!(
+                    planned_a_m_major(&ran),
                     "{m}x{n}x{k} {la:?}{lb:?}{lc:?} ran {ran}"
                 );
                 continue;
@@ -215,6 +228,12 @@ fn forced_kernel_child(kernel: &str) {
 fn planned_b_n_major(ran: &str) -> bool {
     let parts: Vec<&str> = ran.rsplit('_').collect();
     parts.get(2).is_some_and(|majors| majors.ends_with('n'))
+}
+
+/// Whether the entry point `ran` (`..._<am><bm>_<in>_<out>`) takes an M-major A.
+fn planned_a_m_major(ran: &str) -> bool {
+    let parts: Vec<&str> = ran.rsplit('_').collect();
+    parts.get(2).is_some_and(|majors| majors.starts_with('m'))
 }
 
 /// The tile `(BM, BN)` of a persistent kernel that can split its tail (no cluster, no repacked

@@ -359,6 +359,9 @@ fn kernel_names() {
         ((128, 8192, 8192), "64x128x64_s9_mc2", (2, 64, 1), 2),
         ((256, 3584, 3584), "64x128x64_s9_mc4", (4, 28, 1), 4),
         ((200, 4096, 14336), "128x64x64_s9_mc2", (2, 64, 1), 2),
+        // 128 < m <= 192: two 96-row tiles in a pair (K-major A), 64 or 128 rows of N.
+        ((192, 4096, 14336), "96x64x64_s11_mc2", (2, 64, 1), 2),
+        ((160, 8192, 8192), "96x128x64_s8_mc2", (2, 64, 1), 2),
     ] {
         let mut d = desc(m, n, k);
         (d.a.ptr, d.b.ptr, d.c.ptr) = (1 << 32, 2 << 32, 3 << 32);
@@ -372,6 +375,15 @@ fn kernel_names() {
             assert_eq!((ds.grid, ds.cluster), (grid, splits), "{m}x{n}x{k}");
         }
     }
+    // An M-major A: the 96-row tiles have no entry point for it, the 128-row pair takes it.
+    let mut d = desc(192, 4096, 14336);
+    d.a = od(192, 14336, Order::ColMajor, 1 << 32);
+    (d.b.ptr, d.c.ptr) = (2 << 32, 3 << 32);
+    let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+    assert_eq!(
+        ds.kernel,
+        "ferrocute_sm90_splitk_128x64x64_s9_mc2_mk_bf16_bf16"
+    );
     // More N tiles than grid.y holds: the persistent tiles take the problem instead, weighed
     // like any other (43691 tiles of 128x192 cost 331 x 1.5 x 0.97 against 65536 of
     // 128x128 at 497 x 1).

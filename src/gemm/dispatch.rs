@@ -70,6 +70,7 @@ pub fn select_with(
                 && plan.fast_aligned(c.align_elems, c.extent_align_elems)
                 && (!c.path.tma() || tma_ok(plan))
                 && (c.grid != GridKind::Skinny || skinny_ok(plan, c))
+                && (plan.a.k_major || c.m_major_a)
                 && (plan.b.k_major || c.n_major_b)
         };
         if let Some(cfg) = ov.kernel.filter(eligible) {
@@ -216,6 +217,12 @@ pub fn skinny_pick(
 /// and which shares B as it should. Clusters of 2 are resident on every SM, of 4 on 10 of
 /// every 11 (an H100's GPCs hold 30 of them at this shared memory); a second wave of
 /// clusters runs at about half the speed.
+/// - 96-row tiles in clusters of 2 (64 or 128 rows of N, K-major A and B): 128 < m <= 192,
+///   all of M in one cluster with no MMA column past 192 rows, where the 128-row tiles
+///   compute 256, and where the pairs fill at least three quarters of the SMs (forced against
+///   the dispatch, H100: 192x4096x4096 20.7–21.3 → 19.7–19.9 µs, 160x3584x3584 18.2–18.5 →
+///   17.1–17.2, 160x8192x8192 58.6–59.5 → 55.6–56.0; level on 72 and 96 CTAs, at 4608 and
+///   6144 rows of weights; BENCHMARKS.md).
 /// - 64-row tiles in clusters of 4: at least 3 tiles of M (one CTA past M is the price of
 ///   reading B once) and a K-major B (an N-major B's stage is two 64-row boxes, so two of
 ///   the four CTAs would issue every load, measured slower).
@@ -253,7 +260,12 @@ pub fn skinny_pick(
 /// // 4096 rows of weights: 32 clusters of 4 (128 CTAs) are more than are resident, 64 of
 /// // 2 are not, and 128-row tiles read B once at any K.
 /// assert_eq!(pick(256, 4096, 4096), Some("sm90_splitk_128x64x64_s9_mc2"));
-/// assert_eq!(pick(192, 4096, 14336), Some("sm90_splitk_128x64x64_s9_mc2"));
+/// assert_eq!(pick(256, 4096, 14336), Some("sm90_splitk_128x64x64_s9_mc2"));
+/// // 129..192 rows: two 96-row tiles, where 64 (128) rows of N fill one wave of pairs.
+/// assert_eq!(pick(192, 4096, 14336), Some("sm90_splitk_96x64x64_s11_mc2"));
+/// assert_eq!(pick(160, 8192, 8192), Some("sm90_splitk_96x128x64_s8_mc2"));
+/// assert_eq!(pick(192, 6144, 4096), None); // 96 CTAs of 96x128: the persistent tiles
+/// assert_eq!(pick(192, 10240, 8192), None); // 160 CTAs
 /// assert_eq!(pick_b(256, 4096, 4096, Order::RowMajor), Some("sm90_splitk_64x128x64_s9_mc2"));
 /// assert_eq!(pick_b(192, 4096, 8192, Order::RowMajor), None); // 3 of 4 in M, long K
 /// assert_eq!(pick_b(256, 4096, 14336, Order::RowMajor), None);
@@ -306,6 +318,7 @@ pub fn multicast_pick(
             let ctas = c * tiles_m.div_ceil(c) * tiles_n * plan.batch.max(1) as u64;
             let one_wave = 2 * ctas > sms && ctas <= resident(c);
             let shares = match (c, cfg.tile_m, cfg.tile_n) {
+                (2, 96, _) => plan.m > 128 && tiles_m == 2 && plan.b.k_major && 4 * ctas >= 3 * sms,
                 (4, 64, 128) => tiles_m >= 3 && plan.b.k_major,
                 (2, 128, 64) => tiles_m == 2 && plan.b.k_major,
                 (2, 64, 128) => {

@@ -19,7 +19,7 @@ use ferrocute_kernels::sm90_skinny::{Skinny16W4, Skinny16W8, SkinnyConfig};
 use ferrocute_kernels::sm90_splitk::{
     SplitK128x64x64S9, SplitK128x64x64S9Mc2, SplitK64x128x64S9, SplitK64x128x64S9Mc2,
     SplitK64x128x64S9Mc4, SplitK64x64x64S13, SplitK64x64x64S13Mc2, SplitK64x64x64S13Nc4,
-    SplitKConfig,
+    SplitK96x128x64S8Mc2, SplitK96x64x64S11Mc2, SplitKConfig,
 };
 use ferrocute_kernels::ModuleArtifacts;
 
@@ -103,6 +103,9 @@ pub struct KernelConfig {
     /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)): the persistent
     /// Hopper tiles without a cluster or an epilogue buffered in shared memory.
     pub can_split_tail: bool,
+    /// Whether the kernel has entry points for an M-major A (all but the split-K tiles of 96
+    /// rows of M, whose A tile the MN-major swizzle atom does not tile).
+    pub m_major_a: bool,
     /// Whether the kernel has entry points for an N-major B (all but the narrow persistent
     /// tiles, [`NARROW_KERNELS`], whose B tile the MN-major swizzle atom does not tile).
     pub n_major_b: bool,
@@ -186,6 +189,7 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         cluster_m: 1,
         cluster_n: 1,
         can_split_tail: false,
+        m_major_a: true,
         n_major_b: true,
         n_major_d: false,
         fused_entries: FusedEntries::None,
@@ -219,6 +223,7 @@ const fn hopper(
         cluster_m: cluster_m as u32,
         cluster_n: 1,
         can_split_tail: false,
+        m_major_a: true,
         n_major_b: true,
         n_major_d: false,
         fused_entries: FusedEntries::None,
@@ -253,6 +258,7 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
 const fn splitk<C: SplitKConfig>() -> KernelConfig {
     KernelConfig {
         cluster_n: C::CLUSTER_N as u32,
+        m_major_a: C::M_MAJOR_A,
         n_major_d: true,
         ..hopper(
             C::NAME,
@@ -306,10 +312,13 @@ pub static SMALL_M_KERNELS: &[KernelConfig] = &[
 /// Small-tile kernels whose clusters span M instead of K: M-adjacent tiles share each stage
 /// of their rows of B by TMA multicast, so B crosses from L2 once per cluster, for problems
 /// of a few hundred rows whose 128x128 tiles leave SMs idle. In the order
-/// [`multicast_pick`](super::dispatch::multicast_pick) tries them: 4 tiles of 64 rows, 2 of
-/// 128 (all of 128 < m <= 256 in one cluster), 2 of 64 (64x128), 2 of 64 (64x64: twice the
-/// tiles of N, for weights whose 64x128 tiles fill under half the SMs).
+/// [`multicast_pick`](super::dispatch::multicast_pick) tries them: 2 tiles of 96 rows (all of
+/// 128 < m <= 192 in one cluster; 64 and 128 rows of N), 4 of 64, 2 of 128 (all of
+/// 128 < m <= 256), 2 of 64 (64x128), 2 of 64 (64x64: twice the tiles of N, for weights
+/// whose 64x128 tiles fill under half the SMs).
 pub static MULTICAST_SMALL_M_KERNELS: &[KernelConfig] = &[
+    splitk::<SplitK96x64x64S11Mc2>(),
+    splitk::<SplitK96x128x64S8Mc2>(),
     splitk::<SplitK64x128x64S9Mc4>(),
     splitk::<SplitK128x64x64S9Mc2>(),
     splitk::<SplitK64x128x64S9Mc2>(),
@@ -427,6 +436,7 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     cluster_m: 1,
     cluster_n: 1,
     can_split_tail: false,
+    m_major_a: true,
     n_major_b: true,
     n_major_d: false,
     fused_entries: FusedEntries::None,

@@ -29,7 +29,8 @@
 // =====================================================================================
 //   struct Cfg {
 //     using TileShape = cute::Shape<cute::Int<TM>, cute::Int<TN>, cute::Int<BK>>;
-//                       // TM: M per CTA (WGMMA N), multiple of 64, <= 256;
+//                       // TM: M per CTA (WGMMA N), multiple of 64, <= 256 (of 32 in
+//                       // a cluster whose entry points take a K-major A only);
 //                       // TN = 64 or 128: N per CTA (see above);
 //                       // BK: multiple of 64
 //     static constexpr int Stages = 7;
@@ -78,6 +79,8 @@ struct SplitKDerived {
   static_assert(NC == 1 || NC == 2 || NC == 4, "ClusterN must be 1, 2 or 4");
   static_assert(MC == 1 || NC == 1, "a cluster spans M or N, not both");
   static constexpr int C = MC * NC;   // CTAs sharing each stage (1: a K-split cluster)
+  // The 2-split hand-off swizzles 32-byte pieces by r % 8 within a row of TM floats.
+  static_assert(TM % 64 == 0 || C > 1, "a K-split tile's TM must be a multiple of 64");
   static constexpr int kWBytes = TN * BK * 2;
   static constexpr int kXBytes = TM * BK * 2;
   static constexpr int kStageBytes = kWBytes + kXBytes;
@@ -174,7 +177,9 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   using D = SplitKDerived<Cfg>;
   constexpr int TM = D::TM, TN = D::TN, BK = D::BK, S = D::S;
   static_assert(TN == 64 || TN == 128, "TN must be 64 or 128 (consumer warpgroups x 64 rows of N)");
-  static_assert(TM % 64 == 0 && TM >= 64 && TM <= 256, "TM must be 64..256, multiple of 64");
+  // An M-major A's smem is tiled by 64-column MN-major atoms; a K-major one by 8-row atoms.
+  static_assert(TM % (AKMajor ? 32 : 64) == 0 && TM >= 64 && TM <= 256,
+                "TM must be 64..256, a multiple of 64 (of 32 with a K-major A)");
   static_assert(BK % 64 == 0, "BK must be a multiple of 64");
   check_gmma_atoms<Cfg, In>();
 
@@ -367,6 +372,8 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     const bool epi = epi_active(p);
     // Item (r, c8) of D: rows [8 c8, 8 c8 + 8) of M at row r of N. A gated epilogue along N
     // pairs row r (even) with r + 1, the item of lane ^ partner_lane (item_at below).
+    constexpr int kRuns = TM / 8;
+    constexpr bool kPow2Runs = (kRuns & (kRuns - 1)) == 0;
     // The fused epilogue's store of an item, from a rolled loop (fused_items) so that its
     // code is there once.
     auto store_fused = [&](float (&v)[8], int r, int c8) {
@@ -374,7 +381,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       const int gm = m_load + 8 * c8;
       float up[8];
       if (p.gated == 1) {   // every lane, before any leaves
-        const int partner_lane = p.d_n_major ? 1 : TM / 8;
+        const int partner_lane = (p.d_n_major || !kPow2Runs) ? 1 : TM / 8;
         CUTE_UNROLL
         for (int e = 0; e < 8; ++e) up[e] = __shfl_xor_sync(0xffffffffu, v[e], partner_lane);
       }
@@ -397,10 +404,18 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     // of a row from consecutive threads (16-byte stores); an N-major one the rows of a run,
     // so that each of the 8 stores of a thread meets its neighbours' in one line. Either way
     // rows r and r + 1 (r even, `rows` even) are lanes i and i ^ 1 or i ^ TM/8 of one warp
-    // (TM <= 128), and every warp's 32 items are all stored or none.
+    // (TM <= 128), and every warp's 32 items are all stored or none. Where TM/8 is not a power
+    // of 2 (TM = 96: 12 runs), a gated epilogue's M-major items go by row pairs, the pair's
+    // rows alternating, so that no pair straddles two warps (lanes i and i ^ 1).
     const bool n_major = p.d_n_major != 0;
+    const bool pair_order = !kPow2Runs && !n_major && p.gated == 1;
     auto item_at = [&](int i, int rows) {
-      return n_major ? make_int2(i % rows, i / rows) : make_int2(i / (TM / 8), i % (TM / 8));
+      if (n_major) return make_int2(i % rows, i / rows);
+      if (pair_order) {
+        const int j = i % (2 * kRuns);
+        return make_int2(2 * (i / (2 * kRuns)) + (j & 1), j >> 1);
+      }
+      return make_int2(i / kRuns, i % kRuns);
     };
     // Items it < count of v (rows `rows` from row0 on), through the fused epilogue: copied
     // out of the registers the plain path keeps them in, then stored in a rolled loop.

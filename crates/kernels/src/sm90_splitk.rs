@@ -33,6 +33,9 @@ pub trait SplitKConfig {
     /// CTAs per cluster along N (1, 2 or 4; not with `CLUSTER_M > 1`): N-adjacent tiles that
     /// load one band of the A tile each and multicast it to all; no K split either.
     const CLUSTER_N: usize = 1;
+    /// Whether the kernel has entry points for an M-major A: where the 64-column MN-major
+    /// atom tiles TM (a TM of 96 has K-major A entry points only).
+    const M_MAJOR_A: bool = Self::TILE[0].is_multiple_of(64);
     /// 128-byte-swizzled GMMA atom for K-major operands: `Sw<3,4,3> o (8,64):(64,1)`.
     type SmemAtomK: Operand;
     /// 128-byte-swizzled GMMA atom for MN-major operands: `Sw<3,4,3> o (64,8):(1,64)`.
@@ -77,8 +80,12 @@ pub const fn splitk_check(
         "kernel config: split-K TN must be 64 or 128 (consumer warpgroups x 64 rows of N)"
     );
     assert!(
-        tm % 64 == 0 && tm >= 64 && tm <= 256,
-        "kernel config: split-K TM is WGMMA's N: 64..256 in steps of 64"
+        tm % 32 == 0 && tm >= 64 && tm <= 256,
+        "kernel config: split-K TM is WGMMA's N: 64..256 in steps of 64 (of 32 in a cluster)"
+    );
+    assert!(
+        tm % 64 == 0 || cluster_m * cluster_n > 1,
+        "kernel config: a K-split tile's TM must be a multiple of 64 (the partial tile's hand-off swizzles 32-byte pieces of its rows)"
     );
     assert!(
         bk % 64 == 0,
@@ -121,7 +128,10 @@ pub const fn splitk_check(
     let b = unwrap(tile_to_shape(atom_k, &Tup::flat(&[tn, bk, stages])));
     unwrap(tile_to_shape(atom_mn, &Tup::flat(&[tn, bk, stages])));
     unwrap(tile_to_shape(atom_k, &Tup::flat(&[tm, bk, stages])));
-    unwrap(tile_to_shape(atom_mn, &Tup::flat(&[tm, bk, stages])));
+    // An M-major A only where the MN-major atom tiles TM (`SplitKConfig::M_MAJOR_A`).
+    if tm.is_multiple_of(64) {
+        unwrap(tile_to_shape(atom_mn, &Tup::flat(&[tm, bk, stages])));
+    }
     b
 }
 
@@ -228,44 +238,63 @@ splitk_config!(
     [64, 64, 64], 13, cluster_m = 2
 );
 
-/// Renders the small-M configurations into the header `sm90_splitk.cu` includes.
+splitk_config!(
+    /// 96 x 64 x 64, 11 stages, clusters of 2 along M (32 rows of B each): 128 < m <= 192 in
+    /// one cluster, so B is read once and no MMA column lies past 192 rows (the 128-row tiles
+    /// compute 256), for weights of up to about 4200 rows (one wave). A K-major A only.
+    SplitK96x64x64S11Mc2, "sm90_splitk_96x64x64_s11_mc2", "SplitKCfg_96x64x64_s11_mc2",
+    [96, 64, 64], 11, cluster_m = 2
+);
+
+splitk_config!(
+    /// 96 x 128 x 64, 8 stages, clusters of 2 along M (64 rows of B each): the same for
+    /// weights of about 4200 to 8400 rows, whose 128-row tiles then fill one wave. A K-major
+    /// A only.
+    SplitK96x128x64S8Mc2, "sm90_splitk_96x128x64_s8_mc2", "SplitKCfg_96x128x64_s8_mc2",
+    [96, 128, 64], 8, cluster_m = 2
+);
+
+/// Renders the small-M configurations into the header `sm90_splitk.cu` includes: those with
+/// entry points for every majorness in `FERROCUTE_SPLITK_CONFIGS`, those for a K-major A only
+/// ([`SplitKConfig::M_MAJOR_A`] false) in `FERROCUTE_SPLITK_A_K_CONFIGS`.
 pub fn render_splitk_header() -> String {
-    fn entry<C: SplitKConfig>() -> (String, String) {
-        (render_splitk::<C>(), hopper_entry(C::NAME, C::STRUCT))
-    }
-    fn checks<C: SplitKConfig>() -> String {
+    /// A configuration's struct, its list entry and its launch checks, and whether it has
+    /// M-major A entry points.
+    fn parts<C: SplitKConfig>() -> ((String, String), String, bool) {
         let st = C::STRUCT;
         let smem_need = format!("ferrocute::sm90::splitk_smem_bytes<{st}>()");
-        launch_checks(
+        let checks = launch_checks(
             st,
             &smem_need,
             C::SMEM_BYTES,
             "ferrocute::sm90::kThreads",
             C::THREADS,
-        )
+        );
+        let entry = (render_splitk::<C>(), hopper_entry(C::NAME, st));
+        (entry, checks, C::M_MAJOR_A)
     }
-    render_header(
-        GMMA_INCLUDES,
-        "FERROCUTE_SPLITK_CONFIGS",
-        &[
-            entry::<SplitK64x128x64S9>(),
-            entry::<SplitK64x64x64S13>(),
-            entry::<SplitK128x64x64S9>(),
-            entry::<SplitK64x128x64S9Mc2>(),
-            entry::<SplitK64x128x64S9Mc4>(),
-            entry::<SplitK64x64x64S13Nc4>(),
-            entry::<SplitK128x64x64S9Mc2>(),
-            entry::<SplitK64x64x64S13Mc2>(),
-        ],
-        &[
-            checks::<SplitK64x128x64S9>(),
-            checks::<SplitK64x64x64S13>(),
-            checks::<SplitK128x64x64S9>(),
-            checks::<SplitK64x128x64S9Mc2>(),
-            checks::<SplitK64x128x64S9Mc4>(),
-            checks::<SplitK64x64x64S13Nc4>(),
-            checks::<SplitK128x64x64S9Mc2>(),
-            checks::<SplitK64x64x64S13Mc2>(),
-        ],
-    )
+    let all = [
+        parts::<SplitK64x128x64S9>(),
+        parts::<SplitK64x64x64S13>(),
+        parts::<SplitK128x64x64S9>(),
+        parts::<SplitK64x128x64S9Mc2>(),
+        parts::<SplitK64x128x64S9Mc4>(),
+        parts::<SplitK64x64x64S13Nc4>(),
+        parts::<SplitK128x64x64S9Mc2>(),
+        parts::<SplitK64x64x64S13Mc2>(),
+        parts::<SplitK96x64x64S11Mc2>(),
+        parts::<SplitK96x128x64S8Mc2>(),
+    ];
+    let (mut entries, mut checks, mut a_k_list) = (Vec::new(), Vec::new(), String::new());
+    for ((body, args), check, m_major_a) in all {
+        if m_major_a {
+            entries.push((body, args));
+        } else {
+            entries.push((body, String::new()));
+            a_k_list += &format!(" \\\n  X({args})");
+        }
+        checks.push(check);
+    }
+    render_header(GMMA_INCLUDES, "FERROCUTE_SPLITK_CONFIGS", &entries, &checks)
+        + &format!("\n#define FERROCUTE_SPLITK_A_K_CONFIGS(X){a_k_list}\n")
 }
