@@ -482,7 +482,7 @@ fn gpu_epilogue_small() {
             (Activation::SwiGluFast, Order::RowMajor, false),
         ] {
             // The narrow tiles and the 128-row split-K pair at 200 rows, the 64-row pair at
-            // 100, the 96-row pair at 160: their last tile of M loads 56 (28, 32) rows early
+            // 100, the 96-row pair at 160: their last tile of M loads 56 (24, 32) rows early
             // and stores from its own first row on.
             let m = match family {
                 "skinny16" | "splitk_64x64" => 5,

@@ -353,8 +353,9 @@ fn gpu_swapped_few_n_tiles() {
     let mut rng = Rng(31);
     // (tokens, rows of W, k, batch, tile and tail tiles and parts on 132 SMs)
     for (m, n, k, batch, tile, (tiles, splits)) in [
-        (256, 4096, 4096, 1, "128x128x64_s6_pp", (64, 2)),
-        (129, 4100, 2056, 1, "128x128x64_s6_pp", (66, 2)),
+        // (up to 256 tokens the small-M kernels take it, transposed)
+        (384, 2048, 4096, 1, "128x128x64_s6_pp", (48, 2)),
+        (300, 2816, 2056, 1, "128x128x64_s6_pp", (66, 2)),
         (200, 3000, 1000, 2, "128x128x64_s6_pp", (0, 0)),
         (384, 8192, 4096, 1, "128x192x64_s4_pp", (0, 0)),
         (512, 8192, 8192, 1, "128x256x64_s4_coop", (0, 0)),

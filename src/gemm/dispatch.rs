@@ -242,7 +242,8 @@ pub fn skinny_pick(
 ///   (128x4096x4096 18.9 → 18.4 µs, 100x3584x18944 61.9 → 55.8; BENCHMARKS.md).
 ///
 /// The measurements are in BENCHMARKS.md (ledger, decode dispatch),
-/// `benches/sweeps/2026-11-26-h100-multicast/` and `benches/sweeps/2026-11-28-h100-mc2-128/`.
+/// `benches/sweeps/2026-11-26-h100-multicast/`, `benches/sweeps/2026-11-28-h100-mc2-128/` and
+/// `benches/sweeps/2026-11-28-h100-pair64/`.
 ///
 /// ```
 /// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
@@ -318,7 +319,10 @@ pub fn multicast_pick(
             let ctas = c * tiles_m.div_ceil(c) * tiles_n * plan.batch.max(1) as u64;
             let one_wave = 2 * ctas > sms && ctas <= resident(c);
             let shares = match (c, cfg.tile_m, cfg.tile_n) {
-                (2, 96, _) => plan.m > 128 && tiles_m == 2 && plan.b.k_major && 4 * ctas >= 3 * sms,
+                (2, 96, _) => {
+                    let fills = 4 * ctas >= 3 * sms;
+                    plan.m > 128 && tiles_m == 2 && plan.a.k_major && plan.b.k_major && fills
+                }
                 (4, 64, 128) => tiles_m >= 3 && plan.b.k_major,
                 (2, 128, 64) => tiles_m == 2 && plan.b.k_major,
                 (2, 64, 128) => {

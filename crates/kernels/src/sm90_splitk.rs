@@ -241,14 +241,14 @@ splitk_config!(
 splitk_config!(
     /// 96 x 64 x 64, 11 stages, clusters of 2 along M (32 rows of B each): 128 < m <= 192 in
     /// one cluster, so B is read once and no MMA column lies past 192 rows (the 128-row tiles
-    /// compute 256), for weights of up to about 4200 rows (one wave). A K-major A only.
+    /// compute 256), for weights of about 3100 to 4200 rows (one wave). A K-major A only.
     SplitK96x64x64S11Mc2, "sm90_splitk_96x64x64_s11_mc2", "SplitKCfg_96x64x64_s11_mc2",
     [96, 64, 64], 11, cluster_m = 2
 );
 
 splitk_config!(
     /// 96 x 128 x 64, 8 stages, clusters of 2 along M (64 rows of B each): the same for
-    /// weights of about 4200 to 8400 rows, whose 128-row tiles then fill one wave. A K-major
+    /// weights of about 6300 to 8400 rows, whose 128-row tiles then fill one wave. A K-major
     /// A only.
     SplitK96x128x64S8Mc2, "sm90_splitk_96x128x64_s8_mc2", "SplitKCfg_96x128x64_s8_mc2",
     [96, 128, 64], 8, cluster_m = 2
