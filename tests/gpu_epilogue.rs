@@ -451,6 +451,8 @@ fn gpu_epilogue_small() {
         "splitk_128x64x64_s9_mc2",
         "splitk_64x64x64_s13_mc2",
         "splitk_96x64x64_s11_mc2",
+        "splitk_96x128x64_s8_mc2",
+        "splitk_64x64x64_s13_nc4",
         "128x128x64_s6_pp",
         "128x256x64_s4_coop",
         "128x96x64_s7_coop",
@@ -482,12 +484,14 @@ fn gpu_epilogue_small() {
             (Activation::SwiGluFast, Order::RowMajor, false),
         ] {
             // The narrow tiles and the 128-row split-K pair at 200 rows, the 64-row pair at
-            // 100, the 96-row pair at 160: their last tile of M loads 56 (24, 32) rows early
-            // and stores from its own first row on.
+            // 100, the 96-row pairs at 160: their last tile of M loads 56 (24, 32) rows early
+            // and stores from its own first row on. Tiles wider than M load M's rows rounded
+            // up to 8: 8 of 64 at 5 rows, in clusters along N 2 bands of 16 at 20 rows.
             let m = match family {
                 "skinny16" | "splitk_64x64" => 5,
+                "splitk_64x64x64_s13_nc4" => 20,
                 "splitk_64x64x64_s13_mc2" => 100,
-                "splitk_96x64x64_s11_mc2" => 160,
+                "splitk_96x64x64_s11_mc2" | "splitk_96x128x64_s8_mc2" => 160,
                 "splitk_128x64x64_s9_mc2" | "128x96x64_s7_coop" | "128x160x64_s5_coop" => 200,
                 _ => 72,
             };

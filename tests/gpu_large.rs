@@ -341,8 +341,9 @@ fn gpu_tail_split() {
 
 /// `y = x·Wᵀ` (x, W and y row-major) at a few hundred tokens runs swapped on the persistent
 /// tiles, W's rows on M and the tokens on fewer N tiles than a raster group: those tiles
-/// are ordered N fastest. The 128x128 tile with a split tail and with a batch, the 128x192
-/// and the cooperative 128x256 tile (groups of 16); every element against cuBLAS.
+/// are ordered N fastest. The 128x128 tile with a split tail (one batched), the cooperative
+/// 128x96 tile with a batch, the 128x192 and the cooperative 128x256 tile (groups of 16);
+/// every element against cuBLAS.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
 fn gpu_swapped_few_n_tiles() {
@@ -356,7 +357,8 @@ fn gpu_swapped_few_n_tiles() {
         // (up to 256 tokens the small-M kernels take it, transposed)
         (384, 2048, 4096, 1, "128x128x64_s6_pp", (48, 2)),
         (300, 2816, 2056, 1, "128x128x64_s6_pp", (66, 2)),
-        (200, 3000, 1000, 2, "128x128x64_s6_pp", (0, 0)),
+        (300, 3000, 2000, 2, "128x128x64_s6_pp", (12, 4)),
+        (200, 3000, 1000, 2, "128x96x64_s7_coop", (0, 0)),
         (384, 8192, 4096, 1, "128x192x64_s4_pp", (0, 0)),
         (512, 8192, 8192, 1, "128x256x64_s4_coop", (0, 0)),
     ] {

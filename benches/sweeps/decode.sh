@@ -15,7 +15,7 @@ bin=${1:-.gpu/bench/gemm}
 out=${2:-sweep}
 mkdir -p "$out"
 few=(--bench --shapes llm --tokens 1,2,4,8,16 --iters 20)
-more=(--bench --shapes llm --tokens 32,64,128,256 --iters 20)
+more=(--bench --shapes llm --tokens 32,64,128,192,256 --iters 20)
 "$bin" "${few[@]}" --rounds 3 --layout all >"$out/dispatch_m16.txt"
 "$bin" "${more[@]}" --rounds 3 --layout all >"$out/dispatch_m256.txt"
 FERROCUTE_KERNEL=sm90_splitk_64x64x64_s13 "$bin" "${few[@]}" --layout tn \
@@ -25,7 +25,9 @@ for k in sm90_skinny16_w8 sm90_skinny16_w4; do
 done
 for k in sm90_splitk_64x64x64_s13 sm90_splitk_128x64x64_s9 sm90_splitk_64x128x64_s9 \
          sm90_splitk_64x128x64_s9_mc2 sm90_splitk_64x128x64_s9_mc4 sm90_splitk_64x64x64_s13_nc4 \
-         sm90_128x128x64_s6_pp sm90_128x96x64_s7_coop; do
+         sm90_splitk_128x64x64_s9_mc2 sm90_splitk_64x64x64_s13_mc2 sm90_splitk_96x64x64_s11_mc2 \
+         sm90_splitk_96x128x64_s8_mc2 sm90_128x128x64_s6_pp sm90_128x96x64_s7_coop \
+         sm90_128x160x64_s5_coop; do
   FERROCUTE_KERNEL=$k "$bin" "${more[@]}" --layout tn >"$out/${k}_m256.txt"
 done
 narrow=()

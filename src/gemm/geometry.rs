@@ -174,6 +174,32 @@ const SKINNY_TILE_STEPS: u64 = 2;
 /// H100: parts pay only where a few long tiles leave most SMs idle, BENCHMARKS.md).
 const SKINNY_SPLIT_STEPS: u64 = 16;
 
+/// The rows of the box in which a TMA kernel loads a K-major A (`{64, rows}`): its tile's M
+/// rows, the 1/`cluster_n` of them each CTA of a cluster along N multicasts, or, where a
+/// split-K tile without clusters is wider than all of M (`m < tile_m`), only M's rows
+/// rounded up to 8. Those tiles' kernel counts the same bytes (`sm90_splitk.cuh`): TMA's
+/// zero fill of the rows past M costs in proportion to their number.
+///
+/// ```
+/// use ferrocute::gemm::geometry::a_box_rows;
+/// use ferrocute::gemm::registry::{all_kernels, KernelConfig};
+/// let k = |name: &str| all_kernels().find(|c| c.name == name).unwrap();
+/// let s13: &KernelConfig = k("sm90_splitk_64x64x64_s13");
+/// assert_eq!(a_box_rows(s13, 5), 8);
+/// assert_eq!(a_box_rows(s13, 64), 64);
+/// assert_eq!(a_box_rows(k("sm90_splitk_64x64x64_s13_nc4"), 20), 16); // 64 / 4, bands skipped
+/// assert_eq!(a_box_rows(k("sm90_splitk_64x64x64_s13_mc2"), 100), 64);
+/// assert_eq!(a_box_rows(k("sm90_128x128x64_s6_pp"), 5), 128);
+/// ```
+pub fn a_box_rows(cfg: &KernelConfig, m: i32) -> u64 {
+    let (tile_m, m) = (cfg.tile_m as u64, m.max(1) as u64);
+    if cfg.grid == GridKind::SplitK && cfg.cluster_m <= 1 && cfg.cluster_n <= 1 && m < tile_m {
+        m.div_ceil(8) * 8
+    } else {
+        tile_m / cfg.cluster_n.max(1) as u64
+    }
+}
+
 /// The parts `Q` (1 to 8) the register-streaming kernel splits K into (`tail_splits`), so
 /// that its tiles (16 rows of N and a part of K) spread evenly over its persistent CTAs: the
 /// busiest CTA runs `ceil(tiles * Q / ctas)` tiles of `ceil(steps / (Q * warps))` steps per

@@ -573,11 +573,11 @@ impl Gemm {
         };
         if cfg.path.tma() {
             let dtype = TI::TMA_DTYPE;
-            let [bm, bn, bk] = [cfg.tile_m as u64, cfg.tile_n as u64, cfg.tile_k as u64];
+            let [bn, bk] = [cfg.tile_n as u64, cfg.tile_k as u64];
             // In a cluster of c along M (N) each CTA loads, and multicasts, 1/c of the B (A)
-            // tile.
+            // tile; a split-K tile wider than M loads only M's rows of A.
             let b_rows = bn / cfg.cluster_m.max(1) as u64;
-            let a_rows = bm / cfg.cluster_n.max(1) as u64;
+            let a_rows = geometry::a_box_rows(cfg, p.m);
             let operand = |o: &plan::KernelOperand, dtype, dims: [u64; 2], boxes: [u64; 2]| {
                 launch::TmaOperand {
                     dtype,

@@ -42,7 +42,9 @@
 //
 // ENTRY POINTS: ferrocute_sm90_splitk_<TM>x<TN>x<BK>_s<S>_<am><bm>_<in>_<out>, same parameters
 // and tensor-map contract as sm90_gemm.cuh with BM := TM and BN := TN (box {64,TM} for a K-major
-// A, {64,BK} for an M-major A, {64,TN} / {64,BK} for B).
+// A, {64,BK} for an M-major A, {64,TN} / {64,BK} for B), except that a K-major A with
+// M < TM and ClusterM = 1 has a box of {64, a_rows}, a_rows = M rounded up to 8 (ClusterN =
+// 1), or {64, TM/NC} as usual (ClusterN = NC > 1).
 //
 // LAUNCH FORMULA
 //   grid    = (splits, ceil(N/TN) * ceil(M/TM), batch), splits in {1,2,4,8}
@@ -241,6 +243,15 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   // only its own rows [m0, M): rows past M cost TMA's zero fill in proportion to their
   // number (BENCHMARKS.md), and the tile before stores the overlap. With M < TM it cannot.
   const int m_load = (m0 + TM > M && M >= TM) ? (M - TM + 7) / 8 * 8 : m0;
+  // With M < TM (one tile of M, no cluster along M) a K-major A's map holds only the a_rows
+  // rows M needs, rounded up to 8: the zero fill of the TM - M rows past M costs TMA in
+  // proportion to their number. The MMA columns past a_rows read stale shared memory and are
+  // never stored. In a cluster along N the CTAs whose band of A starts past a_rows skip it.
+  constexpr int kBand = TM / NC;
+  const int a_rows = (AKMajor && MC == 1 && M < TM) ? (M + 7) / 8 * 8 : TM;
+  const int a_bands = NC == 1 ? 1 : min(NC, (a_rows + kBand - 1) / kBand);
+  const uint32_t stage_bytes =
+      D::kWBytes + uint32_t(NC == 1 ? a_rows : a_bands * kBand) * BK * 2;
   const int l = blockIdx.z;
   const int k_tiles = (K + BK - 1) / BK;
   const int per = (k_tiles + splits - 1) / splits;
@@ -260,16 +271,17 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       for (int kt = kt_begin; kt < kt_end; ++kt) {
         cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
-                                                                       D::kStageBytes);
+                                                                       stage_bytes);
         // B streams through once; A is read by every CTA of the grid. With MC (NC) > 1
         // this CTA's band of B (A) lands in every CTA of the cluster.
         constexpr uint16_t kAll = uint16_t((1u << C) - 1);
         tma_load_operand<BKMajor, TN, BK, MC, uint64_t(TMA::CacheHintSm90::EVICT_FIRST)>(
             tma_b, &ss.full[stage], ss.w() + stage * D::kWBytes, kt * BK, n0, l,
             MC > 1 ? crank : 0, kAll);
-        tma_load_operand<AKMajor, TM, BK, NC, uint64_t(TMA::CacheHintSm90::EVICT_LAST)>(
-            tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes, kt * BK, m_load, l,
-            NC > 1 ? crank : 0, kAll);
+        if (NC == 1 || crank < a_bands)
+          tma_load_operand<AKMajor, TM, BK, NC, uint64_t(TMA::CacheHintSm90::EVICT_LAST)>(
+              tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes, kt * BK, m_load, l,
+              NC > 1 ? crank : 0, kAll);
         if (++stage == S) { stage = 0; phase ^= 1; }
       }
     }
