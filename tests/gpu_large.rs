@@ -341,9 +341,10 @@ fn gpu_tail_split() {
 
 /// `y = x·Wᵀ` (x, W and y row-major) at a few hundred tokens runs swapped on the persistent
 /// tiles, W's rows on M and the tokens on fewer N tiles than a raster group: those tiles
-/// are ordered N fastest. The 128x128 tile with a split tail (one batched), the cooperative
-/// 128x96 tile with a batch, the 128x192 and the cooperative 128x256 tile (groups of 16);
-/// every element against cuBLAS.
+/// are ordered N fastest. The 128x128 tile with a split tail (one batched), the 128x192 and
+/// the cooperative 128x256 tile (groups of 16); and 200 tokens of a batch of 2 on the
+/// cooperative 128x96 tile, which takes them on M (transposed back). Every element against
+/// cuBLAS.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
 fn gpu_swapped_few_n_tiles() {

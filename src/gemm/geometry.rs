@@ -176,9 +176,10 @@ const SKINNY_SPLIT_STEPS: u64 = 16;
 
 /// The rows of the box in which a TMA kernel loads a K-major A (`{64, rows}`): its tile's M
 /// rows, the 1/`cluster_n` of them each CTA of a cluster along N multicasts, or, where a
-/// split-K tile without clusters is wider than all of M (`m < tile_m`), only M's rows
-/// rounded up to 8. Those tiles' kernel counts the same bytes (`sm90_splitk.cuh`): TMA's
-/// zero fill of the rows past M costs in proportion to their number.
+/// split-K tile with no cluster along M or N (a K split's cluster may be there) is wider
+/// than all of M (`m < tile_m`), only M's rows rounded up to 8, as TMA's zero fill of the
+/// rows past M costs in proportion to their number. `sm90_splitk.cuh` expects the bytes of
+/// this box by the same rule (its `a_rows`): a box of other rows would hang the kernel.
 ///
 /// ```
 /// use ferrocute::gemm::geometry::a_box_rows;
@@ -188,7 +189,8 @@ const SKINNY_SPLIT_STEPS: u64 = 16;
 /// assert_eq!(a_box_rows(s13, 5), 8);
 /// assert_eq!(a_box_rows(s13, 64), 64);
 /// assert_eq!(a_box_rows(k("sm90_splitk_64x64x64_s13_nc4"), 20), 16); // 64 / 4, bands skipped
-/// assert_eq!(a_box_rows(k("sm90_splitk_64x64x64_s13_mc2"), 100), 64);
+/// assert_eq!(a_box_rows(k("sm90_splitk_64x64x64_s13_mc2"), 5), 64); // clusters along M
+/// assert_eq!(a_box_rows(k("sm90_splitk_128x64x64_s9"), 100), 104);
 /// assert_eq!(a_box_rows(k("sm90_128x128x64_s6_pp"), 5), 128);
 /// ```
 pub fn a_box_rows(cfg: &KernelConfig, m: i32) -> u64 {

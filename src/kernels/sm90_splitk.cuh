@@ -243,10 +243,12 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
   // only its own rows [m0, M): rows past M cost TMA's zero fill in proportion to their
   // number (BENCHMARKS.md), and the tile before stores the overlap. With M < TM it cannot.
   const int m_load = (m0 + TM > M && M >= TM) ? (M - TM + 7) / 8 * 8 : m0;
-  // With M < TM (one tile of M, no cluster along M) a K-major A's map holds only the a_rows
+  // With M < TM (one tile of M, no cluster along M) a K-major A's box holds only the a_rows
   // rows M needs, rounded up to 8: the zero fill of the TM - M rows past M costs TMA in
   // proportion to their number. The MMA columns past a_rows read stale shared memory and are
-  // never stored. In a cluster along N the CTAs whose band of A starts past a_rows skip it.
+  // never stored, and no step mixes columns. In a cluster along N the CTAs whose band of A
+  // starts at or past a_rows skip it. The host sizes the box by the same rule
+  // (geometry::a_box_rows): the bytes expected here must be the bytes the box loads.
   constexpr int kBand = TM / NC;
   const int a_rows = (AKMajor && MC == 1 && M < TM) ? (M + 7) / 8 * 8 : TM;
   const int a_bands = NC == 1 ? 1 : min(NC, (a_rows + kBand - 1) / kBand);
