@@ -355,7 +355,7 @@ fn gpu_swapped_few_n_tiles() {
     let mut rng = Rng(31);
     // (tokens, rows of W, k, batch, tile and tail tiles and parts on 132 SMs)
     for (m, n, k, batch, tile, (tiles, splits)) in [
-        // (up to 256 tokens the small-M kernels take it, transposed)
+        // (more than 256 tokens, or a batch: up to 256 the small-M kernels take most shapes)
         (384, 2048, 4096, 1, "128x128x64_s6_pp", (48, 2)),
         (300, 2816, 2056, 1, "128x128x64_s6_pp", (66, 2)),
         (300, 3000, 2000, 2, "128x128x64_s6_pp", (12, 4)),
