@@ -345,6 +345,7 @@ fn gpu_epilogue_special_values() {
         "128x256x64_s4_coop",
         "128x256x64_s4_coop_c2",
         // the narrow tiles, transposed (6 columns): the fused epilogue in registers
+        "128x80x64_s8_coop",
         "128x96x64_s7_coop",
         "128x160x64_s5_coop",
     ] {
@@ -455,6 +456,7 @@ fn gpu_epilogue_small() {
         "splitk_64x64x64_s13_nc4",
         "128x128x64_s6_pp",
         "128x256x64_s4_coop",
+        "128x80x64_s8_coop",
         "128x96x64_s7_coop",
         "128x160x64_s5_coop",
         "sm80",
@@ -492,7 +494,10 @@ fn gpu_epilogue_small() {
                 "splitk_64x64x64_s13_nc4" => 20,
                 "splitk_64x64x64_s13_mc2" => 100,
                 "splitk_96x64x64_s11_mc2" | "splitk_96x128x64_s8_mc2" => 160,
-                "splitk_128x64x64_s9_mc2" | "128x96x64_s7_coop" | "128x160x64_s5_coop" => 200,
+                "splitk_128x64x64_s9_mc2"
+                | "128x80x64_s8_coop"
+                | "128x96x64_s7_coop"
+                | "128x160x64_s5_coop" => 200,
                 _ => 72,
             };
             let cs = EpiCase {

@@ -1,7 +1,7 @@
 //! Hopper kernels that the dispatcher chooses only where their waves beat the 128x128
 //! tile's (the pingpong 128x192 and the 4-stage cooperative 128x256 tiles), for small M
 //! only (the 64-row split-K tiles, those whose clusters along M or N share B or A, the 96-row
-//! ones, which take a K-major A only, and the narrow 128x96 and 128x160 tiles, which also
+//! ones, which take a K-major A only, and the narrow 128x80, 128x96 and 128x160 tiles, which also
 //! write an N-major D) or
 //! never (the 128x256 tiles with 2-CTA multicast clusters or the staged epilogue;
 //! BENCHMARKS.md says why) are checked on small shapes
@@ -23,7 +23,7 @@ use common::*;
 
 /// (kernel, K splits or "" for the dispatcher's choice, tail split forced on ("1"), off
 /// ("0") or "" for the dispatcher's choice).
-const KERNELS: [(&str, &str, &str); 21] = [
+const KERNELS: [(&str, &str, &str); 22] = [
     ("sm90_128x192x64_s4_pp", "", "0"),
     ("sm90_128x192x64_s4_pp", "", "1"),
     ("sm90_128x256x64_s4_coop_c2", "", "1"),
@@ -43,6 +43,7 @@ const KERNELS: [(&str, &str, &str); 21] = [
     ("sm90_splitk_96x128x64_s8_mc2", "", ""),
     ("sm90_splitk_64x64x64_s13_nc4", "", ""),
     ("sm90_128x128x64_s6_pp", "", "1"),
+    ("sm90_128x80x64_s8_coop", "", ""),
     ("sm90_128x96x64_s7_coop", "", ""),
     ("sm90_128x160x64_s5_coop", "", ""),
 ];

@@ -319,10 +319,11 @@ fn kernel_names() {
         assert_eq!(ds.grid.0 == 132, splits > 0 || m * n >= 132 * 128 * 128);
     }
     // 128 < m <= 256 where 128x128 tiles leave SMs idle or fill part of a second wave: the
-    // narrowest tile whose tiles fit in one wave (96 and 128 of 128x96; 128 of 128x160, where
-    // 128x96 tiles would be 214); an N-major B takes another.
+    // narrowest tile whose tiles fit in one wave (116 of 128x80; 128 of 128x96, where 128x80
+    // tiles would be 154; 128 of 128x160, where 128x96 tiles would be 214); an N-major B takes
+    // another.
     for ((m, n, k), tile, ctas) in [
-        ((256, 4608, 3584), "128x96x64_s7_coop", 96),
+        ((256, 4608, 3584), "128x80x64_s8_coop", 116),
         ((192, 6144, 4096), "128x96x64_s7_coop", 128),
         ((256, 10240, 8192), "128x160x64_s5_coop", 128),
     ] {

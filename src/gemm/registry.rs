@@ -13,7 +13,7 @@ use ferrocute_kernels::sm80::{
 use ferrocute_kernels::sm90_gemm::{
     Sm90Config, Sm90_128x128x64S6Pp, Sm90_128x160x64S5Coop, Sm90_128x192x64S4Pp,
     Sm90_128x256x64S3St, Sm90_128x256x64S4C2, Sm90_128x256x64S4Coop, Sm90_128x256x64S4St2,
-    Sm90_128x96x64S7Coop,
+    Sm90_128x80x64S8Coop, Sm90_128x96x64S7Coop,
 };
 use ferrocute_kernels::sm90_skinny::{Skinny16W4, Skinny16W8, SkinnyConfig};
 use ferrocute_kernels::sm90_splitk::{
@@ -329,12 +329,13 @@ pub static MULTICAST_SMALL_M_KERNELS: &[KernelConfig] = &[
 /// their 64 rows of A by TMA multicast, for `m <= 64`, where every tile of N reads all of A.
 pub static MULTICAST_N_SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x64x64S13Nc4>()];
 
-/// Narrow persistent tiles (128x96 and 128x160, cooperative, K-major B only, general
-/// epilogue, which also writes an N-major D), narrowest first: for a few hundred rows
-/// against a weight of a few thousand, whose 128x128 tiles fill under one wave or part of a
-/// second, a tile whose tiles fit in one wave puts less work on the busiest SM
+/// Narrow persistent tiles (128x80, 128x96 and 128x160, cooperative, K-major B only,
+/// general epilogue, which also writes an N-major D), narrowest first: for a few hundred
+/// rows against a weight of a few thousand, whose 128x128 tiles fill under one wave or part
+/// of a second, a tile whose tiles fit in one wave puts less work on the busiest SM
 /// ([`narrow_pick`](super::dispatch::narrow_pick)).
 pub static NARROW_KERNELS: &[KernelConfig] = &[
+    sm90::<Sm90_128x80x64S8Coop>(),
     sm90::<Sm90_128x96x64S7Coop>(),
     sm90::<Sm90_128x160x64S5Coop>(),
 ];

@@ -169,8 +169,8 @@ pub const fn sm90_check(shape: &Sm90Shape, atom_k: &Value, atom_mn: &Value) -> V
         "kernel config: BK must be a multiple of 64 (one 128-byte swizzle row)"
     );
     assert!(
-        epi_n % 8 == 0 && bn % epi_n == 0,
-        "kernel config: EpiN must divide BN in multiples of 8"
+        epi_n % 16 == 0 && bn % epi_n == 0,
+        "kernel config: EpiN must divide BN in multiples of 16 (a chunk's 8 runs of 8 rows by EpiN columns are whole passes of a warpgroup's 128 threads)"
     );
     assert!(
         stages >= 2,
@@ -251,7 +251,7 @@ macro_rules! sm90_config {
     (@or $default:literal $value:literal) => { $value };
     ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$bm:literal, $bn:literal, $bk:literal],
      $stages:literal, $schedule:literal, $cluster_m:literal $(, parts = $parts:literal)?
-     $(, raster = $raster:literal)?) => {
+     $(, raster = $raster:literal)? $(, epi_n = $epi_n:literal)?) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $ty;
@@ -261,7 +261,7 @@ macro_rules! sm90_config {
             const TILE: [usize; 3] = [$bm, $bn, $bk];
             const STAGES: usize = $stages;
             const RASTER_GROUP: usize = sm90_config!(@or 8 $($raster)?);
-            const EPI_N: usize = 32;
+            const EPI_N: usize = sm90_config!(@or 32 $($epi_n)?);
             const SCHEDULE: usize = $schedule;
             const CLUSTER_M: usize = $cluster_m;
             const STAGE_PARTS: usize = 1 $(* $parts)?;
@@ -330,6 +330,15 @@ sm90_config!(
 );
 
 sm90_config!(
+    /// 128x80x64, 8 stages, cooperative: the narrowest tile (K-major B, general epilogue in
+    /// chunks of 16 columns, the widest that divides 80), which puts 129-256 rows of a weight
+    /// of up to 8,448 rows in one wave of 132 SMs (116 tiles at 4,608 rows, where the 96-wide
+    /// tile makes 96 and cuBLAS runs 128x80 tiles), one m64n80k16 WGMMA a k-step.
+    Sm90_128x80x64S8Coop, "sm90_128x80x64_s8_coop", "Sm90Cfg_128x80x64_s8_coop",
+    [128, 80, 64], 8, 0, 1, epi_n = 16
+);
+
+sm90_config!(
     /// 128x160x64, 5 stages, cooperative: a narrow tile (K-major B, general epilogue) that
     /// puts 129-256 rows of a weight of up to 10,560 rows in one wave of 132 SMs (128 tiles
     /// at 10,240 rows, where cuBLAS runs the same tile), one m64n160k16 WGMMA a k-step.
@@ -367,6 +376,7 @@ pub fn render_sm90_header() -> String {
             parts::<Sm90_128x256x64S4St2>(),
         ],
         vec![
+            parts::<Sm90_128x80x64S8Coop>(),
             parts::<Sm90_128x96x64S7Coop>(),
             parts::<Sm90_128x160x64S5Coop>(),
         ],

@@ -148,10 +148,14 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 /// tile's in whole rounds (a split of the part-empty last round spreads its k-blocks over
 /// more SMs, not the bytes they read: 128x160 tiles took 73-79 µs at 160-256 rows of a
 /// 10240x8192 weight against 86-90 for 128x256 ones and the 128x128 split tail's 88).
+/// A gated epilogue (SwiGLU) skips the 80-wide tile: its epilogue goes in chunks of 16
+/// columns (the widest that divide 80), whose 64 gate/up pairs leave half a warpgroup idle,
+/// and fused SwiGLU cost it twice what it costs the 96-wide tile (+33% against +15% over
+/// the plain GEMM at 256x4608x3584 on an H200).
 /// Measured in BENCHMARKS.md (ledger, decode dispatch).
 ///
 /// ```
-/// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
+/// use ferrocute::gemm::{plan, plan_gated, GemmDesc, Order, MatShape, OperandDesc};
 /// use ferrocute::gemm::dispatch::narrow_pick;
 /// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
 /// let pick_b = |m: usize, n: usize, k: usize, b_order| {
@@ -162,8 +166,15 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 ///         .map(|c| c.name)
 /// };
 /// let pick = |m, n, k| pick_b(m, n, k, Order::ColMajor); // B K-major
-/// assert_eq!(pick(256, 6144, 4096), Some("sm90_128x96x64_s7_coop")); // 128 tiles, not 96
-/// assert_eq!(pick(192, 4608, 3584), Some("sm90_128x96x64_s7_coop")); // 96, not 72
+/// assert_eq!(pick(256, 6144, 4096), Some("sm90_128x96x64_s7_coop")); // 128 tiles (80 wide: 154)
+/// assert_eq!(pick(192, 4608, 3584), Some("sm90_128x80x64_s8_coop")); // 116, not 96 or 72
+/// assert_eq!(pick(256, 5120, 5120), Some("sm90_128x80x64_s8_coop")); // 128, not 108
+/// // SwiGLU over the same weight (C has half its columns): the 96-wide tile.
+/// let gated = GemmDesc { a: d(192, 3584, Order::RowMajor, 1 << 36),
+///     b: d(3584, 4608, Order::ColMajor, 2 << 36), c: d(192, 2304, Order::ColMajor, 3 << 36),
+///     in_bytes: 2, out_bytes: 2 };
+/// let gated = narrow_pick(&plan_gated(&gated).unwrap(), 132, |_| true).map(|c| c.name);
+/// assert_eq!(gated, Some("sm90_128x96x64_s7_coop"));
 /// assert_eq!(pick(256, 8192, 8192), None); // 128x128: 128 tiles already
 /// assert_eq!(pick(256, 10240, 8192), Some("sm90_128x160x64_s5_coop")); // 128, not 214 or 160
 /// assert_eq!(pick(256, 11008, 4096), None); // 138 tiles of 128x160: two waves
@@ -188,6 +199,6 @@ pub fn narrow_pick(
     let base = work(&FAST_KERNELS[0]);
     NARROW_KERNELS
         .iter()
-        .filter(|c| eligible(c))
+        .filter(|c| eligible(c) && !(plan.gated && c.tile_n % 32 != 0))
         .find(|c| tile_count(plan, c) <= sms && work(c) < base)
 }

@@ -200,12 +200,12 @@ template <int EpiN, bool NMajorD, class Out>
 __device__ __forceinline__ void store_chunk_fused(const float* stg, int wtid, int m_base,
                                                   int m_own, int n0, int64_t l,
                                                   GemmParams const& p, bool d_vec, bool c_vec) {
-  static_assert(!NMajorD || (4 * EpiN) % 128 == 0, "whole passes of pairs");
   const bool n_major = NMajorD && p.d_n_major;
   const bool pairs = NMajorD && p.gated == 1;
+  // Pairs are half as many items: a 16-column chunk's 64 leave half the threads idle.
+  const int items = (pairs ? 4 : 8) * EpiN;
 #pragma unroll 1
-  for (int it = 0; it < (pairs ? 4 : 8) * EpiN / 128; ++it) {
-    const int item = wtid + 128 * it;
+  for (int item = wtid; item < items; item += 128) {
     const int2 at = pairs ? staged_item<EpiN / 2>(item, n_major) : staged_item<EpiN>(item, n_major);
     const int mb = at.x, col = pairs ? 2 * at.y : at.y;
     const int gm = m_base + mb * 8, gn = n0 + col;
