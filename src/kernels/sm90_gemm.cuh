@@ -170,6 +170,7 @@
 #include "sm90/config.cuh"
 #include "sm90/tile_scheduler.cuh"
 #include "sm90/arch.cuh"
+#include "sm90/pipeline.cuh"
 #include "sm90/mainloop.cuh"
 #include "sm90/epilogue.cuh"
 #include "sm90/epilogue_fused.cuh"

@@ -268,10 +268,10 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     if (warp == 0 && cute::elect_one_sync()) {
       cute::prefetch_tma_descriptor(tma_a);
       cute::prefetch_tma_descriptor(tma_b);
-      int stage = 0;
-      uint32_t phase = 1;   // the first wait on each empty barrier passes at once
-      for (int kt = kt_begin; kt < kt_end; ++kt) {
-        cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
+      auto write = PipelineState<S>::producer_start();
+      for (int kt = kt_begin; kt < kt_end; ++kt, ++write) {
+        const int stage = write.index;
+        cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], write.phase);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
                                                                        stage_bytes);
         // B streams through once; A is read by every CTA of the grid. With MC (NC) > 1
@@ -284,7 +284,6 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
           tma_load_operand<AKMajor, TM, BK, NC, uint64_t(TMA::CacheHintSm90::EVICT_LAST)>(
               tma_a, &ss.full[stage], ss.x() + stage * D::kXBytes, kt * BK, m_load, l,
               NC > 1 ? crank : 0, kAll);
-        if (++stage == S) { stage = 0; phase ^= 1; }
       }
     }
     __syncwarp();
@@ -293,12 +292,10 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
       if (rank == 0 && warp == 0 && cute::elect_one_sync()) {
         // The A stages (k0 + c) % S, c < TN/32, receive rank 1's partial tile once the
         // consumers have drained them (the producer's own next waits).
-        int stage = k0 % S;
-        uint32_t phase = ((k0 / S) & 1) ^ 1;
-        for (int c = 0; c < TN / 32; ++c) {
-          cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
-          if (++stage == S) { stage = 0; phase ^= 1; }
-        }
+        auto write = PipelineState<S>::producer_start();
+        write.advance(k0);
+        for (int c = 0; c < TN / 32; ++c, ++write)
+          cutlass::arch::ClusterBarrier::wait(&ss.empty[write.index], write.phase);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.recv, TN * TM * 4);
         arrive_remote(map_to_rank(uint32_t(__cvta_generic_to_shared(&ss.go)), 1u));
       }
@@ -328,8 +325,7 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<TN>, Int<TM>>{});   // (V, 1, 1)
     static_assert(decltype(size(accum))::value == TM / 2, "unexpected accumulator fragment");
 
-    int stage = 0;
-    uint32_t phase = 0;
+    PipelineState<S> read;
     // Lane r of each warp releases the stage in CTA r of the cluster.
     auto release = [&](int st) {
       if constexpr (C == 1) {
@@ -340,11 +336,10 @@ __device__ __forceinline__ void splitk_kernel(GemmParams const& p, CUtensorMap c
     };
     const int k_count = kt_end - kt_begin;
     if (kSplitStage && cwg == 1)
-      mma_mainloop<KB / 2, KB>(tiled_mma, tCrW, tCrX, accum, ss.full, stage, phase, k_count, S,
-                               release);
+      mma_mainloop<KB / 2, KB>(tiled_mma, tCrW, tCrX, accum, ss.full, read, k_count, release);
     else
-      mma_mainloop<0, kSplitStage ? KB / 2 : KB>(tiled_mma, tCrW, tCrX, accum, ss.full, stage,
-                                                 phase, k_count, S, release);
+      mma_mainloop<0, kSplitStage ? KB / 2 : KB>(tiled_mma, tCrW, tCrX, accum, ss.full, read,
+                                                 k_count, release);
     warpgroup_wait<0>();
     warpgroup_fence_operand(accum);
     // Every WGMMA of both warpgroups has read its stages (and every TMA write they waited

@@ -199,13 +199,13 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       cute::prefetch_tma_descriptor(tma_a);
       cute::prefetch_tma_descriptor(tma_b);
       if (tma_epi || tma_fused) cute::prefetch_tma_descriptor(tma_d);
-      int stage = 0;
-      uint32_t phase = 1;   // producer starts on the "previous" phase: first waits pass
+      auto write = PipelineState<S>::producer_start();
       WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
       for (Work w; work.next(w);) {
         const TileCoord tc = tile_of(w.unit);
-        for (int kt = w.kb; kt < w.ke; ++kt) {
-          cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], phase);
+        for (int kt = w.kb; kt < w.ke; ++kt, ++write) {
+          const int stage = write.index;
+          cutlass::arch::ClusterBarrier::wait(&ss.empty[stage], write.phase);
           cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.full[stage],
                                                                          D::kStageBytes);
           tma_load_operand<AKMajor, BM, BK>(tma_a, &ss.full[stage], ss.a + stage * D::kABytes,
@@ -214,7 +214,6 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                                                 ss.b + stage * D::kBBytes, kt * BK,
                                                 tc.n * BN - col_shift(tc.n),
                                                 tc.l, rank, uint16_t((1u << CM) - 1));
-          if (++stage == S) { stage = 0; phase ^= 1; }
         }
       }
     } else if (warp >= 1) {
@@ -266,8 +265,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     float* stg = ss.epi[cwg];
     uint32_t epi_pass = 0;   // TMA epilogue: boxes this warpgroup has stored (its ring slot)
 
-    int stage = 0;
-    uint32_t phase = 0;
+    PipelineState<S> read;
     uint32_t empty_phase = 1;   // the staging starts empty: the previous phase counts as done
     WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
     for (Work w; work.next(w);) {
@@ -280,8 +278,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
         if (epi_regs && ctid == 0)
           epi_prefetch_bias(epi_args(p), tc.m * BM - row_shift(tc.m), tc.n * BN - col_shift(tc.n),
                             BM, BN);
-      const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase,
-                                    w.ke - w.kb, S, release);
+      const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, read, w.ke - w.kb,
+                                    release);
       // The fused epilogue's bias at this warpgroup's rows, loaded while the last WGMMAs run.
       EpiSlabBias<1> sb{};
       if constexpr (Epi || !kBoxes)
@@ -373,13 +371,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     float* stg = ss.epi[cwg];
     uint32_t epi_pass = 0;   // TMA epilogue: boxes this warpgroup has stored (its ring slot)
 
-    int stage = 0;
-    uint32_t phase = 0;
-    auto skip_stages = [&](int n) {
-      const int t = stage + n;
-      stage = t % S;
-      phase ^= uint32_t(t / S) & 1u;
-    };
+    PipelineState<S> read;
     // WG 0 holds the first turn: waiting on the parity of the (never completed) previous phase
     // of a fresh barrier passes at once.
     uint32_t order_phase = (cwg == 0) ? 1u : 0u;
@@ -388,7 +380,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     int item = 0;   // the CTA's work items alternate between the warpgroups
     for (Work w; work.next(w); ++item) {
       if ((item & 1) != cwg) {
-        skip_stages(w.ke - w.kb);   // the other warpgroup's stages
+        read.advance(w.ke - w.kb);   // the other warpgroup's stages
         continue;
       }
       const TileCoord tc = tile_of(w.unit);
@@ -399,8 +391,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
       cutlass::arch::ClusterBarrier::wait(&ss.order[cwg], order_phase);
       order_phase ^= 1u;
-      const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, stage, phase,
-                                    w.ke - w.kb, S, release);
+      const int last = mma_mainloop(tiled_mma, tCrA, tCrB, accum, ss.full, read, w.ke - w.kb,
+                                    release);
       // hand the tensor cores to the other warpgroup
       cutlass::arch::ClusterBarrier::arrive(&ss.order[cwg ^ 1]);
       // The fused epilogue's bias at the tile's rows, loaded while the last WGMMAs run.

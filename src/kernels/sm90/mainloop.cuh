@@ -1,8 +1,8 @@
 // ferrocute sm90 GEMM, part of sm90_gemm.cuh: the TMA + WGMMA main loop, operand smem layouts
 // (OperandSmem), the swizzle-atom check, the producer's TMA loads of one stage
-// (tma_load_operand) and the consumers' WGMMA loop over the stage ring (mma_mainloop). The
-// stage/phase counters are hand-rolled (here and in kernel.cuh), there is no pipeline class.
-// Separate because sm90_splitk.cuh drives the same pieces from its own kernel.
+// (tma_load_operand) and the consumers' WGMMA loop over the stage ring (mma_mainloop), which
+// walks it with a PipelineState (pipeline.cuh). Separate because sm90_splitk.cuh drives the
+// same pieces from its own kernel.
 #pragma once
 
 #include <cuda.h>   // CUtensorMap
@@ -15,6 +15,8 @@
 #include <cute/atom/mma_atom.hpp>
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
 #include <cutlass/arch/barrier.h>
+
+#include "pipeline.cuh"   // PipelineState
 
 namespace ferrocute {
 namespace sm90 {
@@ -88,7 +90,7 @@ __device__ __forceinline__ void tma_load_operand(CUtensorMap const* desc, uint64
   }
 }
 
-// The WGMMA mainloop over `k_tiles` stages of the ring (stage, phase advance in place):
+// The WGMMA mainloop over `k_tiles` stages of the ring (`read` advances in place):
 // one uniform loop (a peeled first iteration makes the compiler copy the accumulators and
 // inject a warpgroup.wait, C7517); ScaleOut::Zero on the first k-block zero-initialises the
 // accumulators. At most one WGMMA batch in flight: a stage is released (release(stage))
@@ -96,10 +98,10 @@ __device__ __forceinline__ void tma_load_operand(CUtensorMap const* desc, uint64
 // flight and unreleased (-1 if none). Only the k-blocks [KB0, KB1) of each stage are issued
 // (KB1 = -1: to the last), so two warpgroups can share a stage's k-blocks.
 template <int KB0 = 0, int KB1 = -1, class TiledMma, class FragA, class FragB, class Accum,
-          class Release>
+          int S, class Release>
 __device__ __forceinline__ int mma_mainloop(TiledMma& tiled_mma, FragA const& tCrA,
                                             FragB const& tCrB, Accum& accum, uint64_t* full,
-                                            int& stage, uint32_t& phase, int k_tiles, int S,
+                                            PipelineState<S>& read, int k_tiles,
                                             Release const& release) {
   tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
   if (k_tiles == 0) {
@@ -107,8 +109,9 @@ __device__ __forceinline__ int mma_mainloop(TiledMma& tiled_mma, FragA const& tC
     for (int i = 0; i < size(accum); ++i) accum(i) = 0.0f;
   }
   int prev_stage = -1;
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    cutlass::arch::ClusterBarrier::wait(&full[stage], phase);
+  for (int kt = 0; kt < k_tiles; ++kt, ++read) {
+    const int stage = read.index;
+    cutlass::arch::ClusterBarrier::wait(&full[stage], read.phase);
     warpgroup_fence_operand(accum);
     warpgroup_arrive();
     CUTE_UNROLL
@@ -121,7 +124,6 @@ __device__ __forceinline__ int mma_mainloop(TiledMma& tiled_mma, FragA const& tC
     warpgroup_fence_operand(accum);
     if (prev_stage >= 0) release(prev_stage);
     prev_stage = stage;
-    if (++stage == S) { stage = 0; phase ^= 1; }
   }
   return prev_stage;
 }
