@@ -116,6 +116,11 @@ pub struct KernelConfig {
     /// take entry points of their own, `ferrocute_<name>_epi_...` ([`kernel_name`]), whose
     /// epilogue code stays out of the plain ones (in them it cost the plain launches 4–25%).
     pub fused_entries: FusedEntries,
+    /// Whether a gated epilogue's gate/up pairs, staged a chunk of columns at a time, keep
+    /// every thread of a warpgroup busy: not on a tile whose chunks are under 32 columns
+    /// (the 128x80 tile's 16: 64 pairs a chunk for 128 threads), where fused SwiGLU cost
+    /// twice what it costs the 96-wide tile ([`narrow_pick`](super::dispatch::narrow_pick)).
+    pub gated_fills_warpgroup: bool,
 }
 
 impl KernelConfig {
@@ -193,6 +198,7 @@ const fn sm80<C: Sm80Config>() -> KernelConfig {
         n_major_b: true,
         n_major_d: false,
         fused_entries: FusedEntries::None,
+        gated_fills_warpgroup: true,
     }
 }
 
@@ -227,6 +233,7 @@ const fn hopper(
         n_major_b: true,
         n_major_d: false,
         fused_entries: FusedEntries::None,
+        gated_fills_warpgroup: true,
     }
 }
 
@@ -242,6 +249,7 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
         } else {
             FusedEntries::None
         },
+        gated_fills_warpgroup: C::EPI_N >= 32,
         ..hopper(
             C::NAME,
             SM90_GEMM,
@@ -441,6 +449,7 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
     n_major_b: true,
     n_major_d: false,
     fused_entries: FusedEntries::None,
+    gated_fills_warpgroup: true,
 };
 
 /// The repacking copies (`src/kernels/repack.cuh`, entry points [`repack_entry`])

@@ -26,7 +26,7 @@
 //     using TileShape    = cute::Shape<cute::Int<BM>, cute::Int<BN>, cute::Int<BK>>;
 //                          // CTA tile.  Cooperative: BM = 128 (2 consumer warpgroups x 64 rows),
 //                          // BN in {64,...,256} multiple of 64 (one WGMMA m64nBNk16 per WG per k16);
-//                          // or a narrow tile: BN in {16,...,240} multiple of 16, Schedule 0 or 1,
+//                          // or a narrow tile: BN in {16,...,240} multiple of 16, Schedule 0,
 //                          // B K-major only (the MN atom spans 64 rows), D by the general
 //                          // epilogue in either order (GemmParams::d_n_major), no _epi entries,
 //                          // BK multiple of 64 (64 16-bit elements = one 128-byte swizzle row).
@@ -44,7 +44,8 @@
 //                          // contract below fixes CU_TENSOR_MAP_SWIZZLE_128B.
 //     static constexpr int RasterGroup = 8;   // grouped raster: tiles are walked M-first inside
 //                                             // groups of RasterGroup M-tiles (L2 reuse of B)
-//     static constexpr int EpiN = 32;         // epilogue staging chunk width (columns of D), mult of 8
+//     static constexpr int EpiN = 32;         // epilogue staging chunk width (columns of D),
+//                                             // a multiple of 16 dividing BN
 //     static constexpr int Schedule = 0;      // 0 = cooperative: BM = 128, the 2 consumer WGs
 //                                             //     split each tile (64 rows each)
 //                                             // 1 = pingpong: BM in {64,128}; each consumer WG

@@ -331,9 +331,9 @@ sm90_config!(
 
 sm90_config!(
     /// 128x80x64, 8 stages, cooperative: the narrowest tile (K-major B, general epilogue in
-    /// chunks of 16 columns, the widest that divides 80), which puts 129-256 rows of a weight
-    /// of up to 8,448 rows in one wave of 132 SMs (116 tiles at 4,608 rows, where the 96-wide
-    /// tile makes 96 and cuBLAS runs 128x80 tiles), one m64n80k16 WGMMA a k-step.
+    /// chunks of 16 columns: one chunk of 80 would cost two stages), which puts 129-256 rows
+    /// of a weight of up to 5,280 rows in one wave of 132 SMs (116 tiles at 4,608 rows, where
+    /// the 96-wide tile makes 96 and cuBLAS runs 128x80 tiles), one m64n80k16 WGMMA a k-step.
     Sm90_128x80x64S8Coop, "sm90_128x80x64_s8_coop", "Sm90Cfg_128x80x64_s8_coop",
     [128, 80, 64], 8, 0, 1, epi_n = 16
 );

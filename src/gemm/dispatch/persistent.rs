@@ -148,10 +148,11 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 /// tile's in whole rounds (a split of the part-empty last round spreads its k-blocks over
 /// more SMs, not the bytes they read: 128x160 tiles took 73-79 µs at 160-256 rows of a
 /// 10240x8192 weight against 86-90 for 128x256 ones and the 128x128 split tail's 88).
-/// A gated epilogue (SwiGLU) skips the 80-wide tile: its epilogue goes in chunks of 16
-/// columns (the widest that divide 80), whose 64 gate/up pairs leave half a warpgroup idle,
-/// and fused SwiGLU cost it twice what it costs the 96-wide tile (+33% against +15% over
-/// the plain GEMM at 256x4608x3584 on an H200).
+/// A gated epilogue (SwiGLU) skips a tile whose gate/up pairs leave part of a warpgroup
+/// idle (`KernelConfig::gated_fills_warpgroup`): the 80-wide tile, whose 8 stages leave room
+/// for 16-column epilogue chunks only (64 pairs a chunk for 128 threads), where fused SwiGLU
+/// cost twice what it costs the 96-wide tile (+33% against +15% over the plain GEMM at
+/// 256x4608x3584 on an H200).
 /// Measured in BENCHMARKS.md (ledger, decode dispatch).
 ///
 /// ```
@@ -199,6 +200,6 @@ pub fn narrow_pick(
     let base = work(&FAST_KERNELS[0]);
     NARROW_KERNELS
         .iter()
-        .filter(|c| eligible(c) && !(plan.gated && c.tile_n % 32 != 0))
+        .filter(|c| eligible(c) && (c.gated_fills_warpgroup || !plan.gated))
         .find(|c| tile_count(plan, c) <= sms && work(c) < base)
 }

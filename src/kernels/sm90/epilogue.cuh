@@ -194,8 +194,9 @@ __device__ __forceinline__ int2 staged_item(int item, bool n_major) {
 // The fused epilogue's stores of one chunk of a warpgroup's staging (EpiN columns of D from
 // n0, 64 rows from m_base; on the narrow tiles those from m_own on), its items in a rolled
 // loop. Gated along N, an item of the narrow tiles (NMajorD) is a gate column with its up,
-// so that no thread idles; the others skip the up columns' items (with the pairs' code
-// ptxas spilled 8 bytes more in their plain entry points).
+// so that no thread holds an up column's idle item (a 16-column chunk's 64 pairs still
+// leave half the warpgroup idle); the others skip the up columns' items (with the pairs'
+// code ptxas spilled 8 bytes more in their plain entry points).
 template <int EpiN, bool NMajorD, class Out>
 __device__ __forceinline__ void store_chunk_fused(const float* stg, int wtid, int m_base,
                                                   int m_own, int n0, int64_t l,

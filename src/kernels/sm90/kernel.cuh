@@ -61,7 +61,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   static_assert(kBoxes || (BKMajor && !Epi && !kStaged && !kPingpong),
                 "a BN of no whole 64-column boxes: K-major B, cooperative, no _epi entries");
   static_assert(BK % 64 == 0, "BK must be a multiple of 64");
-  static_assert(EpiN % 8 == 0 && BN % EpiN == 0 && (8 * EpiN) % 128 == 0, "bad EpiN");
+  static_assert(EpiN % 16 == 0 && BN % EpiN == 0,
+                "EpiN must divide BN in multiples of 16 (a chunk's 8 runs of 8 rows by EpiN "
+                "columns are whole passes of a warpgroup's 128 threads)");
   static_assert((CM == 1 || CM == 2) && size(typename Cfg::ClusterShape{}) == CM,
                 "cluster (1,1,1) or (2,1,1) only");
   check_gmma_atoms<Cfg, In>();
