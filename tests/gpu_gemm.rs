@@ -269,6 +269,60 @@ fn gpu_repacked_operands() {
     }
 }
 
+/// An M-major A of a few hundred rows whose rows are not whole 128-byte lines, read by the
+/// small-M tiles (in place, or once copied: the last case runs the persistent tile in place),
+/// is copied transposed into the workspace (`transposes_a`) and the kernel reads it K-major:
+/// rows off the 32-byte sectors (136, 200, 216 rows), on them with 16 Mi elements of B
+/// (160), K not a multiple of 64, padded leading dimensions, two and three batches (one
+/// copy each), beta; every element against f64 (sampled on the largest), C's padding still
+/// poisoned. With `Repacking::Never` A is read in place.
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_m_major_a_transposed() {
+    let g = hopper();
+    let mut rng = Rng(61);
+    let cases = [
+        (136, 2048, 1000, 1, 0),
+        (160, 4096, 4104, 1, 0),
+        (200, 2048, 520, 2, ALIGN8),
+        (216, 1000, 776, 3, 0),
+        (136, 4096, 136, 2, ALIGN8_C_ODD),
+    ];
+    for (i, &(m, n, k, batch, pad)) in cases.iter().enumerate() {
+        for policy in [Repacking::Auto, Repacking::Never] {
+            let h = g.clone().with_repacking(policy);
+            let cs = Case {
+                pad,
+                beta: if i % 2 == 0 { 0.0 } else { 0.5 },
+                ..Case::sweep(
+                    i,
+                    m,
+                    n,
+                    k,
+                    batch,
+                    Order::ColMajor,
+                    Order::ColMajor,
+                    Order::ColMajor,
+                )
+            };
+            let samples = (m * n * k * batch > 50_000_000).then_some(20_000);
+            let r = if i % 2 == 0 {
+                let r = run_case::<bf16, bf16>(&h, &mut rng, &cs, samples);
+                (r.kernel, r.repacked)
+            } else {
+                let r = run_case::<f16, f32>(&h, &mut rng, &cs, samples);
+                (r.kernel, r.repacked)
+            };
+            let (kernel, repacked) = r;
+            let what = format!("{m}x{n}x{k}x{batch} pad {pad} {policy:?}: {kernel}");
+            let auto = policy == Repacking::Auto;
+            assert_eq!(repacked, [auto, false, false], "{what}");
+            let am = if auto { "_k" } else { "_m" };
+            assert!(kernel.contains(&format!("{am}k_")), "{what}");
+        }
+    }
+}
+
 /// A D repacked where the kernel writes it N-major goes out to C by its rows: m rows of n,
 /// not n of n (which wrote past C: over the next batch, where the copies' order may hide
 /// it, and past the allocation, which compute-sanitizer's memcheck reports). The narrow

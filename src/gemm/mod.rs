@@ -59,7 +59,7 @@ pub use epilogue::{
 pub use error::{Error, Matrix};
 pub use plan::{plan, plan_gated, GemmDesc, KernelOperand, OperandDesc, Plan};
 pub use registry::{KernelConfig, LaunchPath};
-pub use repack::{repack, widened_rows, Copy2D, Repack, RepackedOperand, Repacking};
+pub use repack::{repack, transposes_a, widened_rows, Copy2D, Repack, RepackedOperand, Repacking};
 pub use view::{InputElem, MatMut, MatRef, MatShape, Order, OutputElem};
 
 /// Number of CUDA devices; [`Error::NoDevice`] when the driver library is
@@ -161,9 +161,9 @@ impl Gemm {
     }
 
     /// This handle with another [`Repacking`] policy for operands TMA cannot read in place
-    /// or reads slowly ([`widened_rows`]) (default [`Repacking::Auto`]). A call that
-    /// repacks copies A and/or B into the handle's workspace on its stream before the GEMM
-    /// (and D out of it to C after), allocating or growing the workspace when it is too
+    /// or reads slowly ([`widened_rows`], [`transposes_a`]) (default [`Repacking::Auto`]).
+    /// A call that repacks copies A and/or B into the handle's workspace on its stream
+    /// before the GEMM (and D out of it to C after), allocating or growing the workspace when it is too
     /// small: make such a call once before capturing a CUDA graph of them.
     ///
     /// ```no_run
@@ -461,9 +461,9 @@ impl Gemm {
         // Repacking moves problems off the Ampere-class fallback; one a Hopper kernel already
         // reads in place (the register-streaming kernel takes rows on 8 bytes, at a third
         // of the bytes a repacked B costs) stays there, unless TMA reads its rows slowly.
-        if d.config.is_some_and(|c| {
-            c.min_arch >= (9, 0) && !(c.path.tma() && repack::widened_rows(&d.plan))
-        }) {
+        let slow_in_place = |p: &plan::Plan| repack::widened_rows(p) || repack::transposes_a(p);
+        let in_place = d.config.filter(|c| c.min_arch >= (9, 0));
+        if in_place.is_some_and(|c| !(c.path.tma() && slow_in_place(&d.plan))) {
             return Ok(None);
         }
         let Some(st) = repack::repack(&d.plan, self.repacking) else {
@@ -482,6 +482,14 @@ impl Gemm {
         let Some(cfg) = repacked.config.filter(|c| c.min_arch >= (9, 0)) else {
             return Ok(None);
         };
+        // A copy that TMA does not need (the in-place kernel runs) and that transposes A
+        // pays only where a small-M tile reads A, in place or from the copy: the persistent
+        // tiles read either alike (measured: BENCHMARKS.md).
+        let small_m = |c: &registry::KernelConfig| c.grid == registry::GridKind::SplitK;
+        let transposes = st.operands[0].is_some_and(|a| a.copy.transpose);
+        if transposes && in_place.is_some_and(|c| !small_m(c)) && !small_m(cfg) {
+            return Ok(None);
+        }
         // D alone is never repacked: without A or B the in-place kernel is kept.
         let Some(without_d) = st.without_d() else {
             return Ok(None);
@@ -504,7 +512,7 @@ impl Gemm {
     fn repack(&self, c: &Copy2D) -> Result<(), Error> {
         let func = self.cache.function(
             &registry::REPACK_KERNEL,
-            registry::repack_entry(c.elem_bytes),
+            registry::repack_entry(c.elem_bytes, c.transpose),
         )?;
         launch::repack(&self.stream, &func, c, self.sm_count)
     }

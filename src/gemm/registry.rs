@@ -465,16 +465,19 @@ pub static REPACK_KERNEL: KernelConfig = KernelConfig {
     ..SIMPLE_KERNEL
 };
 
-/// The entry point of [`REPACK_KERNEL`] for elements of `elem_bytes` bytes (2 or 4).
+/// The entry point of [`REPACK_KERNEL`] for elements of `elem_bytes` bytes (2 or 4), or,
+/// with `transpose`, its transposing copy (2-byte elements).
 ///
 /// ```
-/// assert_eq!(ferrocute::gemm::registry::repack_entry(4), "ferrocute_repack_b32");
+/// use ferrocute::gemm::registry::repack_entry;
+/// assert_eq!(repack_entry(4, false), "ferrocute_repack_b32");
+/// assert_eq!(repack_entry(2, true), "ferrocute_transpose_b16");
 /// ```
-pub fn repack_entry(elem_bytes: u64) -> &'static str {
-    if elem_bytes == 4 {
-        "ferrocute_repack_b32"
-    } else {
-        "ferrocute_repack_b16"
+pub fn repack_entry(elem_bytes: u64, transpose: bool) -> &'static str {
+    match (elem_bytes, transpose) {
+        (_, true) => "ferrocute_transpose_b16",
+        (4, false) => "ferrocute_repack_b32",
+        _ => "ferrocute_repack_b16",
     }
 }
 

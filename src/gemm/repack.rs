@@ -5,15 +5,16 @@
 //! the Ampere-class tile with 8-byte or element reads, far slower than the TMA kernels on
 //! an H100 (measured: see BENCHMARKS.md). An MN-major operand of 16-byte rows, which TMA
 //! reads in place but slowly, is copied too where the problem is large enough
-//! ([`widened_rows`]).
+//! ([`widened_rows`]), and an M-major A of a few hundred rows off the 128-byte lines is
+//! copied transposed, K-major ([`transposes_a`]).
 //!
 //! A pure function of the plan, testable without a GPU: [`repack`] says what to copy and
 //! how large the workspace must be, [`Repack::apply`] rewrites the plan to read the copies.
 
 use super::plan::{KernelOperand, Plan};
 
-/// When [`super::Gemm`] copies operands through its workspace: misaligned ones, and
-/// [`widened_rows`].
+/// When [`super::Gemm`] copies operands through its workspace: misaligned ones,
+/// [`widened_rows`] and [`transposes_a`].
 ///
 /// ```
 /// use ferrocute::gemm::Repacking;
@@ -26,7 +27,8 @@ pub enum Repacking {
     Never,
     /// Whenever the copies let a TMA kernel run (default): the copies and a TMA kernel beat
     /// the Ampere-class tiles in place at every size measured on an H100 (BENCHMARKS.md);
-    /// and for a TMA kernel that would read 16-byte rows in place ([`widened_rows`]).
+    /// and for a TMA kernel that would read 16-byte rows in place ([`widened_rows`]) or a
+    /// small-M tile an M-major A off the lines ([`transposes_a`]).
     #[default]
     Auto,
 }
@@ -70,6 +72,10 @@ pub struct Copy2D {
     pub dst_step: u64,
     /// Bytes per element (2 or 4).
     pub elem_bytes: u64,
+    /// Whether the copy transposes ([`transposes_a`]): element `c` of source row `r` lands
+    /// at element `r` of destination row `c`, so the destination holds `width / elem_bytes`
+    /// rows of `height` elements.
+    pub transpose: bool,
 }
 
 /// The workspace copy of one operand: how it is copied and how the kernel reads it.
@@ -108,9 +114,10 @@ impl Repack {
     /// let s = repack(&p, Repacking::Auto).unwrap();
     /// assert_eq!(s.repacked(), [true, false, true]);
     /// let q = s.apply(&p, 0x40000000);
-    /// // Rows of whole 128-byte lines: ld 100 -> 128 for A and D.
-    /// assert_eq!((q.a.ptr, q.a.ld, q.d.ld), (0x40000000, 128, 128));
-    /// assert_eq!(q.d.ptr, 0x40000000 + 128 * 4096 * 2);
+    /// // Rows of whole 128-byte lines: D's ld 100 -> 128; A, 100 rows of a few hundred,
+    /// // copied transposed (`transposes_a`): K-major, 100 rows of 4096.
+    /// assert_eq!((q.a.ptr, q.a.ld, q.a.k_major, q.d.ld), (0x40000000, 4096, true, 128));
+    /// assert_eq!(q.d.ptr, 0x40000000 + 4096 * 100 * 2);
     /// assert_eq!((q.b, q.c), (p.b, p.c));
     /// // D goes out to C after the GEMM.
     /// let [_, _, out] = s.copies(0x40000000);
@@ -126,6 +133,10 @@ impl Repack {
                 o.ptr = base + s.offset;
                 o.ld = s.ld;
                 o.batch_stride = s.batch_stride;
+                if s.copy.transpose {
+                    o.k_major = !o.k_major;
+                    o.contiguous_extent = s.copy.height as usize;
+                }
             }
         }
         out
@@ -197,6 +208,7 @@ fn operand_copy(
         src_step: 0,
         dst_step: 0,
         elem_bytes: eb,
+        transpose: false,
     };
     let mut ws_bs = if bs == 0 { 0 } else { ws_ld * outer };
     if batch > 1 && bs != 0 {
@@ -269,6 +281,85 @@ fn widened(plan: &Plan) -> [bool; 2] {
     ]
 }
 
+/// The fewest elements of B at which an M-major A of rows on 32-byte sectors is copied
+/// transposed ([`transposes_a`]): on smaller weights the copy costs more than it saves.
+const TRANSPOSE_MIN_ELEMS: u64 = 1 << 24;
+
+/// Whether [`repack`] copies an M-major A transposed, K-major, into the workspace: 2-byte
+/// elements, 16 < m <= 256 (the small-M tiles' rows; fewer take the register-streaming
+/// kernel, which reads either majorness alike) against more than 256 columns (which the
+/// dispatcher never runs transposed, so the copy stays the kernel's A), and rows (one k each, `ld` elements apart)
+/// not whole 128-byte lines, where every box row of A that TMA loads crosses into a second
+/// line, and rows off the 32-byte sectors cost a fifth sector too; the small-M tiles reload
+/// A for every tile of N, so that A's reads, not B's, set their pace. Where the rows keep
+/// to the sectors the copy pays only on weights of at least 16 Mi elements. The caller
+/// copies only where a small-M tile reads A, in place or from the copy (the persistent
+/// tiles read either alike).
+///
+/// ```
+/// use ferrocute::gemm::{plan, transposes_a, GemmDesc, MatShape, OperandDesc, Order};
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let p = |m, la, n: usize| plan(&GemmDesc { a: d(m, 4096, la, 0x10000),
+///     b: d(4096, n, Order::ColMajor, 0x1000000), c: d(m, n, Order::ColMajor, 0x8000000),
+///     in_bytes: 2, out_bytes: 2 }).unwrap();
+/// assert!(transposes_a(&p(160, Order::ColMajor, 4096))); // 320-byte rows
+/// assert!(!transposes_a(&p(160, Order::RowMajor, 4096))); // K-major already
+/// assert!(!transposes_a(&p(192, Order::ColMajor, 4096))); // 384 bytes: 3 lines
+/// assert!(!transposes_a(&p(160, Order::ColMajor, 2048))); // on sectors, 8 Mi of B
+/// assert!(transposes_a(&p(136, Order::ColMajor, 2048))); // 272 bytes: off the sectors
+/// assert!(!transposes_a(&p(16, Order::ColMajor, 4096))); // the register-streaming rows
+/// assert!(!transposes_a(&p(136, Order::ColMajor, 200))); // runs transposed
+/// ```
+pub fn transposes_a(plan: &Plan) -> bool {
+    let a = &plan.a;
+    let pitch = a.ld as u64 * a.elem_bytes as u64;
+    let b_elems = (plan.n as u64)
+        .saturating_mul(plan.k as u64)
+        .saturating_mul(plan.batch.max(1) as u64);
+    !a.k_major
+        && a.elem_bytes == 2
+        && (17..=256).contains(&plan.m)
+        && plan.n > 256
+        && !pitch.is_multiple_of(ROW_ALIGN)
+        && (!pitch.is_multiple_of(32) || b_elems >= TRANSPOSE_MIN_ELEMS)
+}
+
+/// The transposed workspace copy of an M-major `o` with `k` rows (one k each): K-major, its
+/// rows (one m each) on 128-byte lines; `None` with more than [`MAX_COPIES`] batches apart.
+fn transposed_copy(o: &KernelOperand, k: u64, batch: u64) -> Option<RepackedOperand> {
+    let eb = o.elem_bytes as u64;
+    let row = ROW_ALIGN / eb;
+    let (m, ws_ld) = (o.contiguous_extent as u64, k.div_ceil(row) * row);
+    let batched = batch > 1 && o.batch_stride != 0;
+    if batched && batch > MAX_COPIES {
+        return None;
+    }
+    let count = if batched { batch } else { 1 };
+    let copy = Copy2D {
+        src: o.ptr,
+        src_pitch: o.ld as u64 * eb,
+        dst: 0,
+        dst_pitch: ws_ld * eb,
+        width: m * eb,
+        height: k,
+        count,
+        src_step: o.batch_stride as u64 * eb,
+        dst_step: ws_ld * m * eb,
+        elem_bytes: eb,
+        transpose: true,
+    };
+    Some(RepackedOperand {
+        copy,
+        offset: 0,
+        ld: ws_ld as i64,
+        batch_stride: if o.batch_stride == 0 {
+            0
+        } else {
+            (ws_ld * m) as i64
+        },
+    })
+}
+
 /// What to repack for `plan` under `repacking`: `None` when nothing needs it, the policy
 /// declines, or an operand cannot be repacked. A and B are repacked where TMA cannot read
 /// them (base, leading dimension or batch stride not a multiple of 16 bytes) or reads them
@@ -308,8 +399,12 @@ pub fn repack(plan: &Plan, repacking: Repacking) -> Option<Repack> {
         if plan.d_n_major { m } else { n },
     ];
     let [wa, wb] = widened(plan);
+    let a = match transposes_a(plan).then(|| transposed_copy(&plan.a, k, batch)) {
+        Some(Some(t)) => Some(t),
+        _ => operand_copy(&plan.a, outer[0], batch, wa, false).ok()?,
+    };
     let mut operands = [
-        operand_copy(&plan.a, outer[0], batch, wa, false).ok()?,
+        a,
         operand_copy(&plan.b, outer[1], batch, wb, false).ok()?,
         operand_copy(&plan.d, outer[2], batch, false, true).ok()?,
     ];
@@ -335,8 +430,14 @@ pub fn repack(plan: &Plan, repacking: Repacking) -> Option<Repack> {
                 ..c
             };
         }
+        // A transposed copy's rows are its source's columns.
+        let rows = if s.copy.transpose {
+            s.copy.width / s.copy.elem_bytes
+        } else {
+            s.copy.height
+        };
         let size = (s.ld as u64 * s.copy.elem_bytes)
-            .checked_mul(s.copy.height)?
+            .checked_mul(rows)?
             .checked_mul(s.copy.count)?;
         bytes = (bytes.checked_add(size)?).div_ceil(WORKSPACE_ALIGN) * WORKSPACE_ALIGN;
     }
@@ -366,9 +467,15 @@ mod tests {
         c.ld = m.div_ceil(8) * 8;
         c.batch = batch;
         c.batch_stride = c.ld * n;
+        plan_of(a, b, c, batch)
+    }
+
+    /// The plan of bf16 operands of these shapes in `batch` batches (a zero batch stride:
+    /// one matrix for all).
+    fn plan_of(a: MatShape, b: MatShape, c: MatShape, batch: usize) -> Plan {
         let op = |shape: MatShape, ptr| OperandDesc {
             shape,
-            len: shape.batch_stride * batch,
+            len: shape.batch_stride.max(shape.ld * shape.outer_extent()) * batch,
             ptr,
         };
         plan(&GemmDesc {
@@ -496,5 +603,48 @@ mod tests {
             (1000 * 2, 512, 2)
         );
         assert_eq!((d.ld, d.batch_stride), (1024, 1024 * 512));
+    }
+
+    /// An M-major A copied transposed: K-major rows of k on 128-byte lines, one copy per
+    /// batch (its rows are the source's columns), the workspace sized by them.
+    #[test]
+    fn an_m_major_a_is_copied_transposed() {
+        let (m, n, k) = (160, 4096, 4100);
+        let nn = |batch: usize, a_stride: usize| {
+            let mut a = MatShape::packed(m, k, Order::ColMajor);
+            (a.batch, a.batch_stride) = (batch, a_stride);
+            let mut b = MatShape::packed(k, n, Order::ColMajor);
+            b.ld = k.div_ceil(8) * 8;
+            (b.batch, b.batch_stride) = (batch, b.ld * n);
+            let mut c = MatShape::packed(m, n, Order::ColMajor);
+            (c.batch, c.batch_stride) = (batch, m * n);
+            plan_of(a, b, c, batch)
+        };
+        let p = nn(3, m * k);
+        assert!(transposes_a(&p));
+        let s = repack(&p, Repacking::Auto).unwrap();
+        assert_eq!(s.repacked(), [true, false, false]);
+        let a = s.operands[0].unwrap();
+        let c = a.copy;
+        assert!(c.transpose);
+        assert_eq!((c.width, c.height, c.count), (m as u64 * 2, k as u64, 3));
+        assert_eq!((c.src_pitch, c.dst_pitch), (m as u64 * 2, 4160 * 2));
+        assert_eq!(
+            (c.src_step, c.dst_step),
+            ((m * k) as u64 * 2, 4160 * m as u64 * 2)
+        );
+        assert_eq!((a.ld, a.batch_stride), (4160, 4160 * m as i64));
+        assert_eq!(
+            s.workspace_bytes,
+            (3 * 4160 * m as u64 * 2).div_ceil(256) * 256
+        );
+        let q = s.apply(&p, 1 << 32);
+        assert!(q.a.k_major && q.a.contiguous_extent == k && q.a.ld == 4160);
+        assert_eq!(q.a.ptr, 1 << 32);
+        assert!(q.b == p.b && q.d == p.d);
+        // A broadcast A is one copy, read by every batch.
+        let a = repack(&nn(3, 0), Repacking::Auto).unwrap().operands[0].unwrap();
+        assert_eq!((a.copy.count, a.batch_stride), (1, 0));
+        assert_eq!(repack(&p, Repacking::Never), None);
     }
 }

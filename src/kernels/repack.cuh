@@ -5,15 +5,21 @@
 // copies such an A or B into a workspace whose rows start on 128-byte lines, has the GEMM
 // read it there, and for such a C has the GEMM write D to the workspace and copies it out.
 //
+// An M-major A of a few hundred rows whose rows (one k each) are not whole 128-byte lines
+// is copied transposed instead: K-major, the layout the small-M tiles read fastest.
+//
 // ENTRY POINTS (extern "C", one RepackParams by value):
 //   ferrocute_repack_b16      2-byte elements (bf16, f16)
 //   ferrocute_repack_b32      4-byte elements (f32)
+//   ferrocute_transpose_b16   2-byte elements, transposed
 // LAUNCH FORMULA
-//   grid  = (any, count, 1)   blocks of one copy grid-stride over its rows; y = the copy
+//   grid  = (any, count, 1)   blocks of one copy grid-stride over its rows (transposed: its
+//                             64 x 64 tiles); y = the copy
 //   block = (256, 1, 1), no dynamic shared memory
 // Copy y reads `height` rows of `width` elements, src_ld apart, from src + y * src_step,
 // and writes them dst_ld apart from dst + y * dst_step; nothing past `width` is read or
-// written. Either side may have any element alignment.
+// written. Transposed, it writes element c of source row r to element r of destination row
+// c: `width` rows of `height` elements. Either side may have any element alignment.
 #pragma once
 
 #include <cstdint>
@@ -102,7 +108,42 @@ __device__ __forceinline__ void repack(RepackParams const& p) {
   }
 }
 
+// The transposed copy: each block moves 64 x 64 tiles through shared memory, reading 64
+// elements of each of 64 source rows and writing 64 elements of each of 64 destination rows
+// (2-byte accesses, a warp's 32 on 64 contiguous bytes either side; the copies are of a
+// few MB, where the launch costs more than the accesses).
+template <class T>
+__device__ __forceinline__ void transpose(RepackParams const& p) {
+  constexpr int kTile = 64;
+  __shared__ T tile[kTile][kTile + 2];   // (source row, source column); +2: no bank conflicts
+  const T* src = static_cast<const T*>(p.src) + int64_t(blockIdx.y) * p.src_step;
+  T* dst = static_cast<T*>(p.dst) + int64_t(blockIdx.y) * p.dst_step;
+  const int64_t tiles_c = (p.width + kTile - 1) / kTile;
+  const int64_t tiles = tiles_c * ((p.height + kTile - 1) / kTile);
+  const int x = threadIdx.x % kTile, y0 = threadIdx.x / kTile;   // 4 rows a pass
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t r0 = (t / tiles_c) * kTile, c0 = (t % tiles_c) * kTile;
+    __syncthreads();   // the previous tile's reads are done
+#pragma unroll 4
+    for (int y = y0; y < kTile; y += 4) {
+      const int64_t r = r0 + y, c = c0 + x;
+      if (r < p.height && c < p.width) tile[y][x] = __ldg(src + r * p.src_ld + c);
+    }
+    __syncthreads();
+#pragma unroll 4
+    for (int y = y0; y < kTile; y += 4) {
+      const int64_t c = c0 + y, r = r0 + x;   // destination row c, element r
+      if (c < p.width && r < p.height) dst[c * p.dst_ld + r] = tile[x][y];
+    }
+  }
+}
+
 }  // namespace ferrocute
+
+extern "C" __global__ void __launch_bounds__(256)
+    ferrocute_transpose_b16(const ferrocute::RepackParams p) {
+  ferrocute::transpose<uint16_t>(p);
+}
 
 extern "C" __global__ void __launch_bounds__(256)
     ferrocute_repack_b16(const ferrocute::RepackParams p) {

@@ -13,7 +13,8 @@
 // Entry points (extern "C", one GemmParams argument by value):
 //   ferrocute_<cfg>_<am><bm>_<in>_<out>      cfg = lowercase config struct name,
 //   ferrocute_gemm_simple_<am><bm>_<in>_<out>
-//   ferrocute_repack_b16, ferrocute_repack_b32   (repack.cuh: their own contract)
+//   ferrocute_repack_b16, ferrocute_repack_b32, ferrocute_transpose_b16   (repack.cuh: their
+//     own contract)
 //     am  in {k, m}: A K-major / M-major;   bm in {k, n}: B K-major / N-major
 //     in  in {bf16, f16} (A and B);          out in {bf16, f16, f32} (C and D)
 //   e.g. ferrocute_sm80_128x256x32_s4_kn_bf16_f32, ferrocute_gemm_simple_mk_f16_bf16

@@ -234,8 +234,13 @@ pub(crate) fn repack(
     sm_count: u32,
 ) -> Result<(), Error> {
     let eb = c.elem_bytes.max(1);
-    let pieces = (c.width / eb).div_ceil(16 / eb) * c.height;
-    let blocks = pieces.div_ceil(256).clamp(1, 8 * sm_count.max(1) as u64) as u32;
+    // A block moves 256 pieces of 16 bytes, or (transposed) 64 x 64 tiles.
+    let work = if c.transpose {
+        (c.width / eb).div_ceil(64) * c.height.div_ceil(64)
+    } else {
+        ((c.width / eb).div_ceil(16 / eb) * c.height).div_ceil(256)
+    };
+    let blocks = work.clamp(1, 8 * sm_count.max(1) as u64) as u32;
     let mut p = RepackParams {
         src: c.src,
         dst: c.dst,
@@ -248,24 +253,25 @@ pub(crate) fn repack(
     };
     let mut args = [&mut p as *mut RepackParams as *mut c_void];
     // # Safety
-    // - `func` is `ferrocute_repack_b16` or `_b32` for `c.elem_bytes`, whose C
-    //   signature is `(RepackParams)` by value; `args` holds one pointer to a
-    //   `RepackParams` on this frame.
+    // - `func` is `ferrocute_repack_b16`, `_b32` or `ferrocute_transpose_b16` for
+    //   `c.elem_bytes` and `c.transpose`, whose C signature is `(RepackParams)` by value;
+    //   `args` holds one pointer to a `RepackParams` on this frame.
     // - Row r < `height` of copy y < `count` moves elements [0, width) from
-    //   `src + y * src_step + r * src_ld` to `dst + y * dst_step + r * dst_ld`, and
-    //   nothing past them. On the caller's side (the source of A's and B's copies, the
+    //   `src + y * src_step + r * src_ld` to `dst + y * dst_step + r * dst_ld` (transposed:
+    //   element c to `dst + y * dst_step + c * dst_ld + r`), and nothing past them. On the caller's side (the source of A's and B's copies, the
     //   destination of D's) those are the operand's own elements (with batches a whole
     //   number of rows apart, also the rows between them), all between its first and last
     //   element: a span `plan::plan` checked against the caller's buffer, which stays
     //   borrowed (its guard alive) until every kernel using it is enqueued on this stream.
     //   On the workspace side `repack::repack` laid the copies out within
-    //   `workspace_bytes` (`ld * height * count` elements each, from its offset), and
+    //   `workspace_bytes` (`ld * height * count` elements each, transposed `ld * width *
+    //   count`, from its offset), and
     //   `workspace` allocated at least that.
     unsafe {
         enqueue(
             stream,
             func,
-            repack_entry(c.elem_bytes),
+            repack_entry(c.elem_bytes, c.transpose),
             (blocks, c.count as u32, 1),
             1,
             &REPACK_KERNEL,
