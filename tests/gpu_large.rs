@@ -284,8 +284,8 @@ fn gpu_repacked_large_vs_cublas() {
 }
 
 /// Split tails on a 132-SM H100: the pingpong 128x128 tile at 2560³ (3 rounds and 4 tiles,
-/// in 5 parts), 1537x1531x4100 (24 tiles in 5 parts), 1537x2630x1000 (9 in 4) and
-/// 1537x3000x1000 (48 in 2), and the cooperative 128x256 tile at 1537x3000x4100 (24 in 5):
+/// in 5 parts), 1537x2630x1000 (9 in 4) and 1537x3000x1000 (48 in 2), and the cooperative
+/// 128x256 tile at 1537x3000x4100 (24 in 5):
 /// edges in M, N and K (a K residue in the last k-block), every transpose, bf16 and f32 D,
 /// every element against cuBLAS (alpha 1, beta 0, f32 out) and sampled elements against f64
 /// with alpha -1.25 and beta 0.5.
@@ -305,7 +305,6 @@ fn gpu_tail_split() {
     // (m, n, k, tile, tail tiles and parts on 132 SMs)
     let cases = [
         (2560, 2560, 2560, "128x128x64_s6_pp", (4, 5)),
-        (1537, 1531, 4100, "128x128x64_s6_pp", (24, 5)),
         (1537, 2630, 1000, "128x128x64_s6_pp", (9, 4)),
         (1537, 3000, 1000, "128x128x64_s6_pp", (48, 2)),
         (1537, 3000, 4100, "128x256x64_s4_coop", (24, 5)),
@@ -342,9 +341,9 @@ fn gpu_tail_split() {
 /// `y = x·Wᵀ` (x, W and y row-major) at a few hundred tokens runs swapped on the persistent
 /// tiles, W's rows on M and the tokens on fewer N tiles than a raster group: those tiles
 /// are ordered N fastest. The 128x128 tile with a split tail (one batched), the 128x192 and
-/// the cooperative 128x256 tile (groups of 16); and 200 tokens of a batch of 2 on the
-/// cooperative 128x96 tile, which takes them on M (transposed back). Every element against
-/// cuBLAS.
+/// the cooperative 128x256 tile (groups of 16), the narrow 128x80 tile (80 tiles in one
+/// wave); and 200 tokens of a batch of 2 on the cooperative 128x96 tile, which takes them on
+/// M (transposed back). Every element against cuBLAS.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
 fn gpu_swapped_few_n_tiles() {
@@ -356,9 +355,9 @@ fn gpu_swapped_few_n_tiles() {
     // (tokens, rows of W, k, batch, tile and tail tiles and parts on 132 SMs)
     for (m, n, k, batch, tile, (tiles, splits)) in [
         // (more than 256 tokens, or a batch: up to 256 the small-M kernels take most shapes)
-        (384, 2048, 4096, 1, "128x128x64_s6_pp", (48, 2)),
-        (300, 2816, 2056, 1, "128x128x64_s6_pp", (66, 2)),
-        (300, 3000, 2000, 2, "128x128x64_s6_pp", (12, 4)),
+        (384, 6144, 4096, 1, "128x128x64_s6_pp", (12, 8)),
+        (300, 6144, 2000, 2, "128x128x64_s6_pp", (24, 4)),
+        (384, 2048, 4096, 1, "128x80x64_s8_coop", (0, 0)),
         (200, 3000, 1000, 2, "128x96x64_s7_coop", (0, 0)),
         (384, 8192, 4096, 1, "128x192x64_s4_pp", (0, 0)),
         (512, 8192, 8192, 1, "128x256x64_s4_coop", (0, 0)),

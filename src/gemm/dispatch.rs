@@ -29,7 +29,8 @@ pub use persistent::{best_persistent, narrow_pick};
 /// its tiles fill a quarter of the SMs, half above 64 rows, else the first); for more rows
 /// where it would fill under a quarter of them (half with `k <= 2048`), the last eligible
 /// one. Then, for
-/// `128 < m <= 256` and a K-major B, a narrow persistent tile whose tiles fit in one wave
+/// `m > 128` (past 256 against more than 256 columns) and a K-major B, a narrow persistent
+/// tile whose tiles fit in one wave
 /// where that puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
 /// fill every SM, [`best_persistent`] weighs
 /// [`PERSISTENT_KERNELS`](super::registry::PERSISTENT_KERNELS). Otherwise

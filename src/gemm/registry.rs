@@ -338,7 +338,7 @@ pub static MULTICAST_SMALL_M_KERNELS: &[KernelConfig] = &[
 pub static MULTICAST_N_SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x64x64S13Nc4>()];
 
 /// Narrow persistent tiles (128x80, 128x96 and 128x160, cooperative, K-major B only,
-/// general epilogue, which also writes an N-major D), narrowest first: for a few hundred
+/// general epilogue, which also writes an N-major D), narrowest first: for more than 128
 /// rows against a weight of a few thousand, whose 128x128 tiles fill under one wave or part
 /// of a second, a tile whose tiles fit in one wave puts less work on the busiest SM
 /// ([`narrow_pick`](super::dispatch::narrow_pick)).
