@@ -273,9 +273,10 @@ fn gpu_repacked_operands() {
 /// small-M tiles (in place, or once copied: the last case runs the persistent tile in place),
 /// is copied transposed into the workspace (`transposes_a`) and the kernel reads it K-major:
 /// rows off the 32-byte sectors (136, 200, 216 rows), on them with 16 Mi elements of B
-/// (160), K not a multiple of 64, padded leading dimensions, two and three batches (one
-/// copy each), beta; every element against f64 (sampled on the largest), C's padding still
-/// poisoned. With `Repacking::Never` A is read in place.
+/// (160, and 140 rows 144 apart), K not a multiple of 64, padded leading dimensions, two and
+/// three batches (one copy each), a K (17,024) whose 64x64 tiles outnumber the copy's
+/// blocks, so that each loops; beta; every element against f64 (sampled on the largest),
+/// C's padding still poisoned. With `Repacking::Never` A is read in place by a TMA kernel.
 #[test]
 #[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
 fn gpu_m_major_a_transposed() {
@@ -287,6 +288,8 @@ fn gpu_m_major_a_transposed() {
         (200, 2048, 520, 2, ALIGN8),
         (216, 1000, 776, 3, 0),
         (136, 4096, 136, 2, ALIGN8_C_ODD),
+        (140, 4096, 4104, 1, ALIGN8),
+        (200, 2048, 17024, 1, 0),
     ];
     for (i, &(m, n, k, batch, pad)) in cases.iter().enumerate() {
         for policy in [Repacking::Auto, Repacking::Never] {
@@ -319,6 +322,7 @@ fn gpu_m_major_a_transposed() {
             assert_eq!(repacked, [auto, false, false], "{what}");
             let am = if auto { "_k" } else { "_m" };
             assert!(kernel.contains(&format!("{am}k_")), "{what}");
+            assert!(kernel.starts_with("ferrocute_sm90"), "{what}");
         }
     }
 }

@@ -466,30 +466,42 @@ impl Gemm {
         if in_place.is_some_and(|c| !(c.path.tma() && slow_in_place(&d.plan))) {
             return Ok(None);
         }
-        let Some(st) = repack::repack(&d.plan, self.repacking) else {
+        let Some(mut st) = repack::repack(&d.plan, self.repacking) else {
             return Ok(None);
         };
         // Neither the workspace's (256-byte aligned) base nor D plays a part in the choice,
         // so this dispatch serves once the plan is placed in the workspace.
-        let mut repacked = dispatch::dispatch_plan(
-            st.apply(&d.plan, 0),
-            TI::NAME,
-            TO::NAME,
-            self.cc,
-            self.sm_count,
-            &self.overrides,
-        )?;
+        let dispatch_copy = |st: &Repack| {
+            dispatch::dispatch_plan(
+                st.apply(&d.plan, 0),
+                TI::NAME,
+                TO::NAME,
+                self.cc,
+                self.sm_count,
+                &self.overrides,
+            )
+        };
+        let mut repacked = dispatch_copy(&st)?;
+        // A transposed A pays for its copy only where a small-M tile reads A, in place or
+        // from the copy: the persistent tiles read either alike (measured: BENCHMARKS.md).
+        // Without one, the in-place kernel runs where it can, else the copies TMA needs
+        // keep A's majorness.
+        let small_m = |c: &registry::KernelConfig| c.grid == registry::GridKind::SplitK;
+        let transposes = st.operands[0].is_some_and(|a| a.copy.transpose);
+        if transposes && !in_place.is_some_and(small_m) && !repacked.config.is_some_and(small_m) {
+            let plain = in_place
+                .is_none()
+                .then(|| repack::repack_keeping_majors(&d.plan, self.repacking))
+                .flatten();
+            let Some(plain) = plain else {
+                return Ok(None);
+            };
+            st = plain;
+            repacked = dispatch_copy(&st)?;
+        }
         let Some(cfg) = repacked.config.filter(|c| c.min_arch >= (9, 0)) else {
             return Ok(None);
         };
-        // A copy that TMA does not need (the in-place kernel runs) and that transposes A
-        // pays only where a small-M tile reads A, in place or from the copy: the persistent
-        // tiles read either alike (measured: BENCHMARKS.md).
-        let small_m = |c: &registry::KernelConfig| c.grid == registry::GridKind::SplitK;
-        let transposes = st.operands[0].is_some_and(|a| a.copy.transpose);
-        if transposes && in_place.is_some_and(|c| !small_m(c)) && !small_m(cfg) {
-            return Ok(None);
-        }
         // D alone is never repacked: without A or B the in-place kernel is kept.
         let Some(without_d) = st.without_d() else {
             return Ok(None);

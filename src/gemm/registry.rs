@@ -453,10 +453,11 @@ pub static SIMPLE_KERNEL: KernelConfig = KernelConfig {
 };
 
 /// The repacking copies (`src/kernels/repack.cuh`, entry points [`repack_entry`])
-/// of operands TMA cannot read, or 16-byte stores cannot write, in place
-/// ([`super::Repacking`]): 256 threads per block, the blocks of one copy striding over its
-/// rows, one grid row per copy. Module and launch are the simple kernel's (sm80 module,
-/// 256 threads, no shared memory, no cluster, any alignment).
+/// of operands TMA cannot read, or 16-byte stores cannot write, in place, and the
+/// transposing copy ([`super::Repacking`]): 256 threads per block, the blocks of one copy
+/// striding over its rows (transposed: its 64 x 64 tiles, through 8.25 KiB of static shared
+/// memory), one grid row per copy. Module and launch are the simple kernel's (sm80 module,
+/// 256 threads, no dynamic shared memory, no cluster, any alignment).
 pub static REPACK_KERNEL: KernelConfig = KernelConfig {
     name: "repack",
     tile_m: 1,
@@ -474,6 +475,10 @@ pub static REPACK_KERNEL: KernelConfig = KernelConfig {
 /// assert_eq!(repack_entry(2, true), "ferrocute_transpose_b16");
 /// ```
 pub fn repack_entry(elem_bytes: u64, transpose: bool) -> &'static str {
+    debug_assert!(
+        !transpose || elem_bytes == 2,
+        "only 2-byte elements are transposed"
+    );
     match (elem_bytes, transpose) {
         (_, true) => "ferrocute_transpose_b16",
         (4, false) => "ferrocute_repack_b32",

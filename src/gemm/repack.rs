@@ -288,13 +288,13 @@ const TRANSPOSE_MIN_ELEMS: u64 = 1 << 24;
 /// Whether [`repack`] copies an M-major A transposed, K-major, into the workspace: 2-byte
 /// elements, 16 < m <= 256 (the small-M tiles' rows; fewer take the register-streaming
 /// kernel, which reads either majorness alike) against more than 256 columns (which the
-/// dispatcher never runs transposed, so the copy stays the kernel's A), and rows (one k each, `ld` elements apart)
-/// not whole 128-byte lines, where every box row of A that TMA loads crosses into a second
-/// line, and rows off the 32-byte sectors cost a fifth sector too; the small-M tiles reload
-/// A for every tile of N, so that A's reads, not B's, set their pace. Where the rows keep
-/// to the sectors the copy pays only on weights of at least 16 Mi elements. The caller
-/// copies only where a small-M tile reads A, in place or from the copy (the persistent
-/// tiles read either alike).
+/// dispatcher never runs transposed, so the copy stays the kernel's A), and rows (one k
+/// each, `ld` elements apart) not whole 128-byte lines, where the box rows that TMA loads
+/// cross into a second line, and rows off the 32-byte sectors touch a fifth sector too; the
+/// small-M tiles reload A for every tile of N, so that A's reads, not B's, set their pace.
+/// Where the rows keep to the sectors the copy pays only on weights of at least 16 Mi
+/// elements. The caller copies only where a small-M tile reads A, in place or from the
+/// copy (the persistent tiles read either alike).
 ///
 /// ```
 /// use ferrocute::gemm::{plan, transposes_a, GemmDesc, MatShape, OperandDesc, Order};
@@ -363,7 +363,8 @@ fn transposed_copy(o: &KernelOperand, k: u64, batch: u64) -> Option<RepackedOper
 /// What to repack for `plan` under `repacking`: `None` when nothing needs it, the policy
 /// declines, or an operand cannot be repacked. A and B are repacked where TMA cannot read
 /// them (base, leading dimension or batch stride not a multiple of 16 bytes) or reads them
-/// slowly ([`widened_rows`]), D where C does not allow 16-byte stores. Whether a TMA kernel
+/// slowly ([`widened_rows`]; A transposed where [`transposes_a`]), D where C does not allow
+/// 16-byte stores. Whether a TMA kernel
 /// then runs is for the dispatcher to say ([`super::dispatch::dispatch_plan`] on
 /// [`Repack::apply`]'s plan).
 ///
@@ -384,6 +385,17 @@ fn transposed_copy(o: &KernelOperand, k: u64, batch: u64) -> Option<RepackedOper
 /// assert_eq!(repack(&p(4096, 4096, 4096), Repacking::Auto), None);
 /// ```
 pub fn repack(plan: &Plan, repacking: Repacking) -> Option<Repack> {
+    repack_with(plan, repacking, transposes_a(plan))
+}
+
+/// [`repack`] without the transposed copy of A ([`transposes_a`]): every copy keeps its
+/// operand's majorness.
+pub(crate) fn repack_keeping_majors(plan: &Plan, repacking: Repacking) -> Option<Repack> {
+    repack_with(plan, repacking, false)
+}
+
+/// [`repack`], A copied transposed where `transpose_a`.
+fn repack_with(plan: &Plan, repacking: Repacking, transpose_a: bool) -> Option<Repack> {
     if repacking == Repacking::Never || plan.is_noop() || plan.k <= 0 {
         return None;
     }
@@ -399,7 +411,7 @@ pub fn repack(plan: &Plan, repacking: Repacking) -> Option<Repack> {
         if plan.d_n_major { m } else { n },
     ];
     let [wa, wb] = widened(plan);
-    let a = match transposes_a(plan).then(|| transposed_copy(&plan.a, k, batch)) {
+    let a = match transpose_a.then(|| transposed_copy(&plan.a, k, batch)) {
         Some(Some(t)) => Some(t),
         _ => operand_copy(&plan.a, outer[0], batch, wa, false).ok()?,
     };

@@ -1,5 +1,5 @@
 //! The persistent Hopper tiles' choice: the weighing of [`PERSISTENT_KERNELS`] by waves, and
-//! the narrow tiles for two rows of tiles ([`NARROW_KERNELS`]).
+//! the narrow tiles for a few rows of tiles ([`NARROW_KERNELS`]).
 
 use std::cmp::Reverse;
 

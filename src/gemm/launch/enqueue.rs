@@ -264,8 +264,9 @@ pub(crate) fn repack(
     //   element: a span `plan::plan` checked against the caller's buffer, which stays
     //   borrowed (its guard alive) until every kernel using it is enqueued on this stream.
     //   On the workspace side `repack::repack` laid the copies out within
-    //   `workspace_bytes` (`ld * height * count` elements each, transposed `ld * width *
-    //   count`, from its offset), and
+    //   `workspace_bytes` (`ld * height * count` elements each, transposed `ld * (width /
+    //   elem_bytes) * count`, from its offset); a transposing copy (`repack::transposes_a`)
+    //   has 2-byte elements only; and
     //   `workspace` allocated at least that.
     unsafe {
         enqueue(
