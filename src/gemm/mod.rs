@@ -163,8 +163,8 @@ impl Gemm {
     /// This handle with another [`Repacking`] policy for operands TMA cannot read in place
     /// or reads slowly ([`widened_rows`], [`transposes_a`]) (default [`Repacking::Auto`]).
     /// A call that repacks copies A and/or B into the handle's workspace on its stream
-    /// before the GEMM (and D out of it to C after), allocating or growing the workspace when it is too
-    /// small: make such a call once before capturing a CUDA graph of them.
+    /// before the GEMM (and D out of it to C after), allocating or growing the workspace
+    /// when it is too small: make such a call once before capturing a CUDA graph of them.
     ///
     /// ```no_run
     /// use ferrocute::gemm::{Gemm, Repacking};

@@ -364,9 +364,8 @@ fn transposed_copy(o: &KernelOperand, k: u64, batch: u64) -> Option<RepackedOper
 /// declines, or an operand cannot be repacked. A and B are repacked where TMA cannot read
 /// them (base, leading dimension or batch stride not a multiple of 16 bytes) or reads them
 /// slowly ([`widened_rows`]; A transposed where [`transposes_a`]), D where C does not allow
-/// 16-byte stores. Whether a TMA kernel
-/// then runs is for the dispatcher to say ([`super::dispatch::dispatch_plan`] on
-/// [`Repack::apply`]'s plan).
+/// 16-byte stores. Whether a TMA kernel then runs is for the dispatcher to say
+/// ([`super::dispatch::dispatch_plan`] on [`Repack::apply`]'s plan).
 ///
 /// ```
 /// use ferrocute::gemm::{plan, repack, GemmDesc, Order, MatShape, OperandDesc, Repacking};
@@ -411,9 +410,11 @@ fn repack_with(plan: &Plan, repacking: Repacking, transpose_a: bool) -> Option<R
         if plan.d_n_major { m } else { n },
     ];
     let [wa, wb] = widened(plan);
-    let a = match transpose_a.then(|| transposed_copy(&plan.a, k, batch)) {
-        Some(Some(t)) => Some(t),
-        _ => operand_copy(&plan.a, outer[0], batch, wa, false).ok()?,
+    // Past MAX_COPIES batches apart A is not transposed but copied as it is.
+    let transposed = transpose_a.then(|| transposed_copy(&plan.a, k, batch));
+    let a = match transposed.flatten() {
+        Some(t) => Some(t),
+        None => operand_copy(&plan.a, outer[0], batch, wa, false).ok()?,
     };
     let mut operands = [
         a,

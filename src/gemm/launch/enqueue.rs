@@ -258,16 +258,16 @@ pub(crate) fn repack(
     //   `args` holds one pointer to a `RepackParams` on this frame.
     // - Row r < `height` of copy y < `count` moves elements [0, width) from
     //   `src + y * src_step + r * src_ld` to `dst + y * dst_step + r * dst_ld` (transposed:
-    //   element c to `dst + y * dst_step + c * dst_ld + r`), and nothing past them. On the caller's side (the source of A's and B's copies, the
-    //   destination of D's) those are the operand's own elements (with batches a whole
-    //   number of rows apart, also the rows between them), all between its first and last
-    //   element: a span `plan::plan` checked against the caller's buffer, which stays
-    //   borrowed (its guard alive) until every kernel using it is enqueued on this stream.
-    //   On the workspace side `repack::repack` laid the copies out within
-    //   `workspace_bytes` (`ld * height * count` elements each, transposed `ld * (width /
-    //   elem_bytes) * count`, from its offset); a transposing copy (`repack::transposes_a`)
-    //   has 2-byte elements only; and
-    //   `workspace` allocated at least that.
+    //   element c to `dst + y * dst_step + c * dst_ld + r`), and nothing past them. On the
+    //   caller's side (the source of A's and B's copies, the destination of D's) those are
+    //   the operand's own elements (with batches a whole number of rows apart, also the
+    //   rows between them), all between its first and last element: a span `plan::plan`
+    //   checked against the caller's buffer, which stays borrowed (its guard alive) until
+    //   every kernel using it is enqueued on this stream. On the workspace side
+    //   `repack::repack` laid the copies out within `workspace_bytes` (`ld * height * count`
+    //   elements each, transposed `ld * (width / elem_bytes) * count`, from its offset); a
+    //   transposing copy (`repack::transposes_a`) has 2-byte elements only; and `workspace`
+    //   allocated at least that.
     unsafe {
         enqueue(
             stream,
