@@ -383,3 +383,50 @@ fn gpu_swapped_few_n_tiles() {
         }
     }
 }
+
+/// 129-160 tokens of `y = x·Wᵀ` with a column-major `y` against weights of 6,144-14,336
+/// rows: transposed onto a narrow tile over the weight, the tokens on N, which writes C
+/// N-major (a padded ld, an odd ld of C, K not a multiple of 64). Every element against
+/// cuBLAS, and with alpha and beta every element against f64, the padding of C unwritten.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
+fn gpu_tokens_on_n_of_narrow_tiles() {
+    let g = gpu();
+    let s = g.stream().clone();
+    let blas = CudaBlas::new(s.clone()).unwrap();
+    let h100 = g.compute_capability() == (9, 0) && g.sm_count() == 132;
+    let mut rng = Rng(37);
+    // (tokens, rows of W, k, padding, tile)
+    for (m, n, k, pad, tile) in [
+        (129, 11008, 4096, 0, "128x160x64_s5_coop"),
+        (160, 6144, 1000, 8, "128x80x64_s8_coop"),
+        (144, 14336, 520, ALIGN8_C_ODD, "128x160x64_s5_coop"),
+    ] {
+        let mut cs = Case {
+            m,
+            n,
+            k,
+            la: Order::RowMajor,
+            lb: Order::ColMajor,
+            lc: Order::ColMajor,
+            pad,
+            batch: 1,
+            broadcast_b: false,
+            alpha: 1.0,
+            beta: 0.0,
+        };
+        let ran = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(512));
+        assert_all_match_cublas(&blas, &s, &ran, &cs);
+        (cs.alpha, cs.beta) = (-1.25, 0.5);
+        let scaled = run_case::<bf16, bf16>(&g, &mut rng, &cs, None);
+        for (what, kernel, transposed) in [
+            ("plain", &ran.kernel, ran.d_n_major),
+            ("alpha/beta", &scaled.kernel, scaled.d_n_major),
+        ] {
+            if h100 {
+                assert!(kernel.contains(tile), "{m}x{n}x{k} {what}: {kernel}");
+                assert!(transposed, "{m}x{n}x{k} {what}: not transposed");
+            }
+        }
+    }
+}

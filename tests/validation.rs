@@ -510,15 +510,67 @@ fn few_rows_take_the_wide_split_k_tile_from_a_quarter_wave() {
     }
 }
 
+/// 129-160 tokens of `y = x·Wᵀ` against a weight of 11,008 to 16,896 rows: the narrow
+/// 128x160 tile over the weight, the tokens on N, in either order of `y` (one partial round
+/// of 0.63x the area of the 128x256 tiles that two tiles of M over the tokens take); where
+/// the tokens on M fill the SMs as well (10,240 rows: 128 tiles of 128x160), or an operand
+/// is not K-major, the plan stays as it is.
+#[test]
+fn few_tokens_take_the_narrow_tile_over_the_weight() {
+    for (m, n, y, swapped, tile, ctas) in [
+        (144, 14336, Order::ColMajor, true, "128x160x64_s5_coop", 112),
+        (144, 14336, Order::RowMajor, true, "128x160x64_s5_coop", 112),
+        (129, 11008, Order::ColMajor, true, "128x160x64_s5_coop", 86),
+        (160, 11008, Order::RowMajor, true, "128x160x64_s5_coop", 86),
+        (160, 6144, Order::ColMajor, true, "128x80x64_s8_coop", 96),
+        (
+            160,
+            10240,
+            Order::ColMajor,
+            false,
+            "128x160x64_s5_coop",
+            128,
+        ),
+        (
+            160,
+            10240,
+            Order::RowMajor,
+            false,
+            "128x160x64_s5_coop",
+            128,
+        ),
+        (
+            192,
+            14336,
+            Order::ColMajor,
+            false,
+            "128x256x64_s4_coop",
+            112,
+        ),
+    ] {
+        let mut d = desc(m, n, 4096);
+        d.c = od(m, n, y, 3 << 32);
+        (d.a.ptr, d.b.ptr) = (1 << 32, 2 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        let what = format!("{m}x{n} {y:?}: {} {:?}", ds.kernel, ds.grid);
+        assert!(ds.kernel.contains(tile), "{what}");
+        assert_eq!((ds.plan.swapped, ds.grid.0), (swapped, ctas), "{what}");
+        // An M-major x keeps the tokens on M.
+        d.a = od(m, 4096, Order::ColMajor, 1 << 32);
+        let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
+        assert_eq!(ds.plan.swapped, y == Order::RowMajor && swapped, "{what}");
+    }
+}
+
 /// Up to 256 rows the weighing prefers a tile in whole rounds to a split tail
 /// (`kernel_names`), but not one that would span past M or N.
 #[test]
 fn few_rows_keep_the_split_tail_where_the_largest_tile_spans_past_n() {
     // 160 rows of a row-major y = x W^T run swapped, the tokens on N: the 128x256 tile
-    // would span 96 columns past them, so the 128x128 tile keeps its split tail (11008
-    // rows of weight: 138 tiles of the narrow 128x160, more than one wave).
-    let mut d = desc(160, 11008, 8192);
-    d.c = od(160, 11008, Order::RowMajor, 3 << 32);
+    // would span 96 columns past them, so the 128x128 tile keeps its split tail (18432
+    // rows of weight: 144 tiles of the narrow 128x160, more than one wave).
+    let mut d = desc(160, 18432, 8192);
+    d.c = od(160, 18432, Order::RowMajor, 3 << 32);
     (d.a.ptr, d.b.ptr) = (1 << 32, 2 << 32);
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
     assert!(ds.plan.swapped && ds.kernel.contains("128x128x64_s6_pp"));

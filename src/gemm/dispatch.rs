@@ -9,8 +9,8 @@ use super::geometry::{
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
     all_kernels, kernel_name, runs_on, GridKind, KernelConfig, FAST_KERNELS,
-    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, SIMPLE_KERNEL, SKINNY_KERNELS,
-    SMALL_M_KERNELS,
+    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, NARROW_KERNELS, SIMPLE_KERNEL,
+    SKINNY_KERNELS, SMALL_M_KERNELS,
 };
 
 mod persistent;
@@ -369,8 +369,9 @@ fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
 /// `y^T`, the weight on A), its [`Plan::transposed`] when that runs on a kernel that writes
 /// a D of either order ([`KernelConfig::n_major_d`]: the small-M kernels and the narrow
 /// tiles). The weight then streams through the kernels built for it, as it does with a
-/// column-major `y`. A forced kernel (`ov.kernel`) that one orientation refuses runs on the
-/// other where that takes it.
+/// column-major `y`. The other way round, a few hundred tokens on M go to the weight's side
+/// where a narrow tile there does less work ([`narrower_transposed`]). A forced kernel
+/// (`ov.kernel`) that one orientation refuses runs on the other where that takes it.
 fn oriented(
     plan: Plan,
     cc: (i32, i32),
@@ -391,8 +392,39 @@ fn oriented(
     match transposed {
         // Forced, but taken by neither: the orientation the dispatch itself chooses.
         Some(t) if missed(cfg) => Ok(t),
+        _ if ov.kernel.is_none() => {
+            Ok(narrower_transposed(&plan, cfg, cc, sm_count, ov).unwrap_or((plan, cfg)))
+        }
         _ => Ok((plan, cfg)),
     }
+}
+
+/// For 129-256 rows against more columns (the tokens of `y = x·Wᵀ` on M, a column-major
+/// `y`), K-major A and B, whose persistent tile `cfg` puts more work on the busiest SM than
+/// a narrow tile does with the weight on M ([`persistent::busiest_sm_work`]): that
+/// transposed plan and its narrow tile, which writes the N-major D. Two tiles of M over a
+/// weight of 11,008-14,336 rows take the 128x256 tile in one partial round, where 128x160
+/// tiles over the weight hold up to 160 tokens in as many tiles of 0.63x the area; at 6,144
+/// rows 96 tiles of 128x80 against 128 of 128x96. Measured on an H200 (BENCHMARKS.md,
+/// ledger): 0.67-0.95 of the time (144x14336x14336 186 → 135 µs, 160x6144x4096 24.3 → 22.2),
+/// none slower; other majornesses not measured.
+fn narrower_transposed(
+    plan: &Plan,
+    cfg: &'static KernelConfig,
+    cc: (i32, i32),
+    sm_count: u32,
+    ov: &Overrides,
+) -> Option<(Plan, &'static KernelConfig)> {
+    let k_major = plan.a.k_major && plan.b.k_major;
+    if !(plan.m > 128 && plan.m <= 256 && plan.n > plan.m && !plan.d_n_major && k_major)
+        || cfg.grid != GridKind::Persistent
+    {
+        return None;
+    }
+    let t = plan.transposed();
+    let narrow = select_with(&t, cc, sm_count, ov).ok()?;
+    let work = |p: &Plan, c| persistent::busiest_sm_work(p, c, sm_count, ov.tail_split);
+    (NARROW_KERNELS.contains(narrow) && work(&t, narrow) < work(plan, cfg)).then_some((t, narrow))
 }
 
 /// What [`dispatch`] decided for one problem.

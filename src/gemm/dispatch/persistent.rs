@@ -137,9 +137,8 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 }
 
 /// The narrow persistent tile ([`NARROW_KERNELS`]) for `plan`, among those `eligible`;
-/// `None` for `m <= 128` (the small-M tiles' rows), for `m > 256` against at most 256
-/// columns (not measured), or where none puts less work on the busiest SM than the 128x128
-/// tile.
+/// `None` for `m <= 128` (the small-M tiles' rows), or where none puts less work on the
+/// busiest SM than the 128x128 tile.
 ///
 /// Two tiles of 128 rows against a weight of `n` rows: the 128x128 tile makes
 /// `2 * ceil(n / 128)` tiles, 96 at `n = 6144`, so a quarter of an H100's 132 SMs idle for
@@ -150,7 +149,10 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 /// more SMs, not the bytes they read: 128x160 tiles took 73-79 µs at 160-256 rows of a
 /// 10240x8192 weight against 86-90 for 128x256 ones and the 128x128 split tail's 88).
 /// The same holds for more tiles of M (264 to 2048 rows of 512 to 6144 columns: 0.66-0.92
-/// of the time before on an H200, none slower).
+/// of the time before on an H200, none slower), and for the weight on M with the tokens on
+/// N (a swapped `y = x·Wᵀ`): 129-160 tokens of weights of 11,008-14,336 rows in one round
+/// of 128x160 tiles took 0.64-0.90 of the time of the 128x128 or 128x192 tiles, whose one
+/// tile of N ran past the tokens (H200).
 /// A gated epilogue (SwiGLU) skips a tile whose gate/up pairs leave part of a warpgroup
 /// idle (`KernelConfig::gated_fills_warpgroup`): the 80-wide tile, whose 8 stages leave room
 /// for 16-column epilogue chunks only (64 pairs a chunk for 128 threads), where fused SwiGLU
@@ -185,6 +187,8 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 /// assert_eq!(pick(128, 6144, 4096), None); // one tile of M: the small-tile kernels
 /// assert_eq!(pick(384, 6144, 4096), Some("sm90_128x160x64_s5_coop")); // 117, not 144
 /// assert_eq!(pick(520, 4096, 4096), Some("sm90_128x160x64_s5_coop")); // 130, not 160
+/// // 160 tokens on N of a 14336-row weight: 112 tiles, not 224 of 128x128.
+/// assert_eq!(pick(14336, 160, 4096), Some("sm90_128x160x64_s5_coop"));
 /// assert_eq!(pick(448, 4096, 4096), None); // 128 tiles of 128x128: one round
 /// assert_eq!(pick_b(256, 6144, 4096, Order::RowMajor), None); // an N-major B
 /// ```
@@ -193,21 +197,29 @@ pub fn narrow_pick(
     sm_count: u32,
     eligible: impl Fn(&KernelConfig) -> bool,
 ) -> Option<&'static KernelConfig> {
-    // Past 256 rows measured against more than 256 columns only: not a swapped `y = x·Wᵀ`
-    // of a few hundred tokens on N, whose narrow tile would hold every token.
-    if plan.m <= 128 || (plan.m > 256 && plan.n <= 256) {
+    if plan.m <= 128 {
         return None;
     }
     let sms = sm_count.max(1) as u64;
-    let work = |c: &KernelConfig| {
-        let area = (c.tile_m * c.tile_n) as u64;
-        persistent_k_blocks_with(plan, c, sm_count, Some(false))
-            .0
-            .saturating_mul(area)
-    };
+    let work = |c: &KernelConfig| busiest_sm_work(plan, c, sm_count, Some(false));
     let base = work(&FAST_KERNELS[0]);
     NARROW_KERNELS
         .iter()
         .filter(|c| eligible(c) && (c.gated_fills_warpgroup || !plan.gated))
         .find(|c| tile_count(plan, c) <= sms && work(c) < base)
+}
+
+/// The work of the busiest SM when `plan` runs on the persistent tile `c`: its k-blocks
+/// ([`persistent_k_blocks_with`], the tail split as `tail_split` says) times the tile's
+/// area.
+pub(super) fn busiest_sm_work(
+    plan: &Plan,
+    c: &KernelConfig,
+    sm_count: u32,
+    tail_split: Option<bool>,
+) -> u64 {
+    let area = (c.tile_m * c.tile_n) as u64;
+    persistent_k_blocks_with(plan, c, sm_count, tail_split)
+        .0
+        .saturating_mul(area)
 }
