@@ -329,6 +329,43 @@ fn gpu_epilogue_linear_layers() {
     }
 }
 
+/// 129-160 tokens of `y = act(x Wᵀ + b)` with a column-major `y` against weights of
+/// 11,008-14,336 rows (SwiGLU: half as many outputs): the dispatch moves them to the
+/// weight's side, a narrow 128x160 tile with the tokens on N (gate/up pairs along M),
+/// every activation with a bias per weight row, one with a scale.
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_epilogue_tokens_on_the_weight_side() {
+    let g = hopper();
+    let h100 = g.sm_count() == 132;
+    let mut rng = Rng(15);
+    for &(m, n, k) in &[(144, 11008, 256), (129, 14336, 200)] {
+        for act in ACTIVATIONS {
+            let cs = EpiCase {
+                m,
+                n,
+                k,
+                la: Order::RowMajor,
+                lb: Order::ColMajor,
+                lc: Order::ColMajor,
+                batch: 1,
+                alpha: 1.0,
+                beta: 0.0,
+                act,
+                bias: Some(Along::Cols),
+                scale: (act == Activation::Relu).then_some((Along::Cols, ScaleAt::Product)),
+            };
+            let kernel = run_epi::<bf16, bf16>(&g, &mut rng, &cs);
+            if h100 {
+                assert!(
+                    kernel.contains("128x160x64_s5_coop"),
+                    "{m}x{n}x{k} {act:?}: {kernel}"
+                );
+            }
+        }
+    }
+}
+
 /// NaN and ±inf through each activation (the module documentation's promises): the product
 /// is 0 and the bias carries the special value (SwiGLU: the gate's, its up's bias 1.5). On
 /// the dispatched kernel with an f32 D, and on each persistent tile family forced with a bf16
