@@ -510,43 +510,27 @@ fn few_rows_take_the_wide_split_k_tile_from_a_quarter_wave() {
     }
 }
 
-/// 129-160 tokens of `y = x·Wᵀ` against a weight of 11,008 to 16,896 rows: the narrow
+/// 129-160 tokens of `y = x·Wᵀ` against a weight of 11,008 to 14,336 rows: the narrow
 /// 128x160 tile over the weight, the tokens on N, in either order of `y` (one partial round
-/// of 0.63x the area of the 128x256 tiles that two tiles of M over the tokens take); where
-/// the tokens on M fill the SMs as well (10,240 rows: 128 tiles of 128x160), or an operand
-/// is not K-major, the plan stays as it is.
+/// of 0.63x the area of the 128x256 tiles that two tiles of M over the tokens take); a
+/// column-major `y` of 6,144 rows on 128x80 tiles over the weight. Where the tokens on M
+/// fill the SMs as well (10,240 rows: 128 tiles of 128x160), past 160 tokens, for a
+/// row-major `y` that a narrow tile takes with the tokens on M (6,144 rows), or where x is
+/// not K-major, the tokens stay on M.
 #[test]
 fn few_tokens_take_the_narrow_tile_over_the_weight() {
+    use Order::{ColMajor as Col, RowMajor as Row};
     for (m, n, y, swapped, tile, ctas) in [
-        (144, 14336, Order::ColMajor, true, "128x160x64_s5_coop", 112),
-        (144, 14336, Order::RowMajor, true, "128x160x64_s5_coop", 112),
-        (129, 11008, Order::ColMajor, true, "128x160x64_s5_coop", 86),
-        (160, 11008, Order::RowMajor, true, "128x160x64_s5_coop", 86),
-        (160, 6144, Order::ColMajor, true, "128x80x64_s8_coop", 96),
-        (
-            160,
-            10240,
-            Order::ColMajor,
-            false,
-            "128x160x64_s5_coop",
-            128,
-        ),
-        (
-            160,
-            10240,
-            Order::RowMajor,
-            false,
-            "128x160x64_s5_coop",
-            128,
-        ),
-        (
-            192,
-            14336,
-            Order::ColMajor,
-            false,
-            "128x256x64_s4_coop",
-            112,
-        ),
+        (144, 14336, Col, true, "128x160x64_s5_coop", 112),
+        (144, 14336, Row, true, "128x160x64_s5_coop", 112),
+        (129, 11008, Col, true, "128x160x64_s5_coop", 86),
+        (160, 11008, Row, true, "128x160x64_s5_coop", 86),
+        (160, 6144, Col, true, "128x80x64_s8_coop", 96),
+        (160, 10240, Col, false, "128x160x64_s5_coop", 128),
+        (160, 10240, Row, false, "128x160x64_s5_coop", 128),
+        (192, 14336, Col, false, "128x256x64_s4_coop", 112),
+        (192, 6144, Col, false, "128x96x64_s7_coop", 128),
+        (160, 6144, Row, false, "128x96x64_s7_coop", 128),
     ] {
         let mut d = desc(m, n, 4096);
         d.c = od(m, n, y, 3 << 32);

@@ -29,7 +29,7 @@ pub use persistent::{best_persistent, narrow_pick};
 /// its tiles fill a quarter of the SMs, half above 64 rows, else the first); for more rows
 /// where it would fill under a quarter of them (half with `k <= 2048`), the last eligible
 /// one. Then, for
-/// `m > 128` (past 256 against more than 256 columns) and a K-major B, a narrow persistent
+/// `m > 128` and a K-major B, a narrow persistent
 /// tile whose tiles fit in one wave
 /// where that puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
 /// fill every SM, [`best_persistent`] weighs
@@ -370,7 +370,7 @@ fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
 /// a D of either order ([`KernelConfig::n_major_d`]: the small-M kernels and the narrow
 /// tiles). The weight then streams through the kernels built for it, as it does with a
 /// column-major `y`. The other way round, a few hundred tokens on M go to the weight's side
-/// where a narrow tile there does less work ([`narrower_transposed`]). A forced kernel
+/// where a narrow tile there does less work ([`weight_side_narrow`]). A forced kernel
 /// (`ov.kernel`) that one orientation refuses runs on the other where that takes it.
 fn oriented(
     plan: Plan,
@@ -392,23 +392,26 @@ fn oriented(
     match transposed {
         // Forced, but taken by neither: the orientation the dispatch itself chooses.
         Some(t) if missed(cfg) => Ok(t),
-        _ if ov.kernel.is_none() => {
-            Ok(narrower_transposed(&plan, cfg, cc, sm_count, ov).unwrap_or((plan, cfg)))
+        _ if ov.kernel.is_none() || missed(cfg) => {
+            Ok(weight_side_narrow(&plan, cfg, cc, sm_count, ov).unwrap_or((plan, cfg)))
         }
         _ => Ok((plan, cfg)),
     }
 }
 
-/// For 129-256 rows against more columns (the tokens of `y = x·Wᵀ` on M, a column-major
+/// For 129-160 rows against more columns (the tokens of `y = x·Wᵀ` on M, a column-major
 /// `y`), K-major A and B, whose persistent tile `cfg` puts more work on the busiest SM than
-/// a narrow tile does with the weight on M ([`persistent::busiest_sm_work`]): that
-/// transposed plan and its narrow tile, which writes the N-major D. Two tiles of M over a
-/// weight of 11,008-14,336 rows take the 128x256 tile in one partial round, where 128x160
-/// tiles over the weight hold up to 160 tokens in as many tiles of 0.63x the area; at 6,144
-/// rows 96 tiles of 128x80 against 128 of 128x96. Measured on an H200 (BENCHMARKS.md,
-/// ledger): 0.67-0.95 of the time (144x14336x14336 186 → 135 µs, 160x6144x4096 24.3 → 22.2),
-/// none slower; other majornesses not measured.
-fn narrower_transposed(
+/// a narrow tile does with the weight on M ([`persistent::busiest_sm_work`], tile area
+/// without the weighing's per-tile cost, as in [`narrow_pick`]; a tie keeps the tokens on
+/// M): that transposed plan and its narrow tile, which writes the N-major D. Two tiles of M
+/// over a weight of 11,008-14,336 rows take the 128x256 tile in one partial round, where
+/// 128x160 tiles over the weight hold up to 160 tokens in as many tiles of 0.63x the area;
+/// at 6,144 rows 96 tiles of 128x80 against 128 of 128x96. Measured on an H200
+/// (BENCHMARKS.md, ledger): 0.65-0.95 of the time (144x14336x14336 186 → 135 µs,
+/// 160x6144x4096 24.3 → 22.2), none slower. Bounds: the measured ones. Past 160 tokens the
+/// weight's side needs two tiles of N; the transposed plan's B is this plan's A, which the
+/// narrow tiles read K-major only, and an N-major B (the weight's A there) was not measured.
+fn weight_side_narrow(
     plan: &Plan,
     cfg: &'static KernelConfig,
     cc: (i32, i32),
@@ -416,7 +419,7 @@ fn narrower_transposed(
     ov: &Overrides,
 ) -> Option<(Plan, &'static KernelConfig)> {
     let k_major = plan.a.k_major && plan.b.k_major;
-    if !(plan.m > 128 && plan.m <= 256 && plan.n > plan.m && !plan.d_n_major && k_major)
+    if !(plan.m > 128 && plan.m <= 160 && plan.n > plan.m && !plan.d_n_major && k_major)
         || cfg.grid != GridKind::Persistent
     {
         return None;

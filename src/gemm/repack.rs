@@ -287,8 +287,8 @@ const TRANSPOSE_MIN_ELEMS: u64 = 1 << 24;
 
 /// Whether [`repack`] copies an M-major A transposed, K-major, into the workspace: 2-byte
 /// elements, 16 < m <= 256 (the small-M tiles' rows; fewer take the register-streaming
-/// kernel, which reads either majorness alike) against more than 256 columns (which the
-/// dispatcher never runs transposed, so the copy stays the kernel's A), and rows (one k
+/// kernel, which reads either majorness alike) against more than 256 columns (the copy is
+/// kept only where a small-M tile reads it as its A), and rows (one k
 /// each, `ld` elements apart) not whole 128-byte lines, where the box rows that TMA loads
 /// cross into a second line, and rows off the 32-byte sectors touch a fifth sector too; the
 /// small-M tiles reload A for every tile of N, so that A's reads, not B's, set their pace.

@@ -151,7 +151,7 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 /// The same holds for more tiles of M (264 to 2048 rows of 512 to 6144 columns: 0.66-0.92
 /// of the time before on an H200, none slower), and for the weight on M with the tokens on
 /// N (a swapped `y = x·Wᵀ`): 129-160 tokens of weights of 11,008-14,336 rows in one round
-/// of 128x160 tiles took 0.64-0.90 of the time of the 128x128 or 128x192 tiles, whose one
+/// of 128x160 tiles took 0.64-0.91 of the time of the 128x128 or 128x192 tiles, whose one
 /// tile of N ran past the tokens (H200).
 /// A gated epilogue (SwiGLU) skips a tile whose gate/up pairs leave part of a warpgroup
 /// idle (`KernelConfig::gated_fills_warpgroup`): the 80-wide tile, whose 8 stages leave room
