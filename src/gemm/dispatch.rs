@@ -28,10 +28,8 @@ pub use persistent::{best_persistent, narrow_pick};
 /// [`SMALL_M_KERNELS`] entry whose tile holds all of M wins (the one 128 rows of N wide where
 /// its tiles fill a quarter of the SMs, half above 64 rows, else the first); for more rows
 /// where it would fill under a quarter of them (half with `k <= 2048`), the last eligible
-/// one. Then, for
-/// `m > 128` and a K-major B, a narrow persistent
-/// tile whose tiles fit in one wave
-/// where that puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
+/// one. Then, for `m > 128` and a K-major B, a narrow persistent tile whose tiles fit in one
+/// wave where that puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
 /// fill every SM, [`best_persistent`] weighs
 /// [`PERSISTENT_KERNELS`](super::registry::PERSISTENT_KERNELS). Otherwise
 /// the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the
