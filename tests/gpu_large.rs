@@ -384,10 +384,13 @@ fn gpu_swapped_few_n_tiles() {
     }
 }
 
-/// 129-160 tokens of `y = x·Wᵀ` with a column-major `y` against weights of 6,144-14,336
+/// 129-160 tokens of `y = x·Wᵀ` with a column-major `y` against weights of 6,100-14,336
 /// rows: transposed onto a narrow tile over the weight, the tokens on N, which writes C
-/// N-major (a padded ld, an odd ld of C, K not a multiple of 64). Every element against
-/// cuBLAS, and with alpha and beta every element against f64, the padding of C unwritten.
+/// N-major: by rows in 16-byte pieces where C's rows allow (a multiple of 8 tokens, padded
+/// lds, a row's last piece past N, a last tile of the weight shifted), one value a thread
+/// where they do not (129 tokens, an odd ld of C), K not a multiple of 64. Every element
+/// against cuBLAS, and with alpha and beta every element against f64, the padding of C
+/// unwritten.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
 fn gpu_tokens_on_n_of_narrow_tiles() {
@@ -401,6 +404,8 @@ fn gpu_tokens_on_n_of_narrow_tiles() {
         (129, 11008, 4096, 0, "128x160x64_s5_coop"),
         (160, 6144, 1000, 8, "128x80x64_s8_coop"),
         (144, 14336, 520, ALIGN8_C_ODD, "128x160x64_s5_coop"),
+        (144, 11000, 4096, 0, "128x160x64_s5_coop"),
+        (150, 6100, 1000, ALIGN8, "128x80x64_s8_coop"),
     ] {
         let mut cs = Case {
             m,

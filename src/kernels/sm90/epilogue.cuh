@@ -114,6 +114,53 @@ __device__ __forceinline__ void store_rows8_n_major(float (&v)[8], int gm, int g
   }
 }
 
+// Stores 8 consecutive columns [gn, gn + 8) of row gm of an N-major D (GemmParams::d_n_major):
+// D = alpha*v + beta*C, 16-byte accesses where the 8 columns are inside N (vec: D's, resp. C's,
+// pointers and strides allow them), else one store a value. Plain epilogue only.
+template <class Out>
+__device__ __forceinline__ void store_cols8(float (&v)[8], int gm, int gn, int64_t l,
+                                            GemmParams const& p, bool d_vec, bool c_vec,
+                                            float alpha) {
+  const int N = p.n;
+  const int64_t doff = l * p.batch_stride_d + int64_t(gm) * p.ldd + gn;
+  const int64_t coff = l * p.batch_stride_c + int64_t(gm) * p.ldc + gn;
+  Out* dptr = reinterpret_cast<Out*>(p.d);
+  const Out* cptr = reinterpret_cast<const Out*>(p.c);
+  const bool full = gn + 8 <= N;
+  if (p.beta != 0.0f) {
+    float c[8] = {};
+    if (full && c_vec) {
+      alignas(16) Out cv[8];
+      CUTE_UNROLL
+      for (int q = 0; q < int(sizeof(cv) / 16); ++q)
+        reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr + coff)[q];
+      CUTE_UNROLL
+      for (int e = 0; e < 8; ++e) c[e] = OutOps<Out>::from(cv[e]);
+    } else {
+      CUTE_UNROLL
+      for (int e = 0; e < 8; ++e)
+        if (gn + e < N) c[e] = OutOps<Out>::from(cptr[coff + e]);
+    }
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) v[e] = alpha * v[e] + p.beta * c[e];
+  } else {
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) v[e] = alpha * v[e];
+  }
+  if (full && d_vec) {
+    alignas(16) Out ov[8];
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
+    CUTE_UNROLL
+    for (int q = 0; q < int(sizeof(ov) / 16); ++q)
+      reinterpret_cast<uint4*>(dptr + doff)[q] = reinterpret_cast<const uint4*>(ov)[q];
+  } else {
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e)
+      if (gn + e < N) dptr[doff + e] = OutOps<Out>::to(v[e]);
+  }
+}
+
 // The gated epilogue (SwiGLU, epilogue_ops.cuh) of 8 consecutive rows [gm, gm + 8) of the
 // GEMM's column gn, gm a multiple of 8: along N (gated == 1, gn even) `up` holds column gn + 1
 // and D gets rows gm.. of column gn / 2; along M (gated == 2) the pairs are v's own rows and
@@ -250,11 +297,36 @@ __device__ __forceinline__ void stage_chunk_at(int c, Frag const& acc, float* st
   }
 }
 
+// The plain epilogue's stores of one chunk of a warpgroup's staging (EpiN columns of D from
+// n0, 64 rows from m_base, those from m_own on) into an N-major D by rows: EpiN / 8 threads
+// a row, 8 consecutive columns each (store_cols8), so a warp covers 8 rows' runs of EpiN
+// columns. Each thread gathers its 8 values from 8 columns of the column-major staging.
+template <int EpiN, class Out>
+__device__ __forceinline__ void store_chunk_rows(const float* stg, int wtid, int m_base,
+                                                 int m_own, int n0, int64_t l,
+                                                 GemmParams const& p, bool d_vec, bool c_vec,
+                                                 float alpha) {
+  constexpr int G = EpiN / 8;   // threads a row
+  CUTE_UNROLL
+  for (int it = 0; it < (64 * G + 127) / 128; ++it) {
+    const int item = wtid + 128 * it;
+    const int r = item / G, g = item % G;
+    const int gm = m_base + r, gn = n0 + 8 * g;
+    if (item < 64 * G && gn < p.n && gm >= m_own && gm < p.m) {
+      float v[8];
+      CUTE_UNROLL
+      for (int j = 0; j < 8; ++j) v[j] = stg[(8 * g + j) * kEpiLd + r];
+      store_cols8<Out>(v, gm, gn, l, p, d_vec, c_vec, alpha);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------
 // Epilogue of one 64-row slab (one m64nBNk16 accumulator fragment, BN/2 floats per thread)
 // of one consumer warpgroup: registers -> padded smem staging (EpiN columns at a time) ->
 // 16-byte global stores of 8 consecutive rows (D column-major, M unit stride), or for an
-// N-major D (narrow tiles only, see gemm_kernel) one store a value, a warp's along a row.
+// N-major D (narrow tiles only, see gemm_kernel) of 8 consecutive columns (store_chunk_rows)
+// where its rows allow them, else one store a value, a warp's along a row.
 // Uses named barrier bar_id over the 128 threads of the warpgroup. in_regs: the fragment
 // already holds D (a narrow tile's epi_slab_in_registers, alpha included), stored as it is.
 // On the narrow tiles rows before m_own (a multiple of 8; a shifted last tile's overlap) are
@@ -288,6 +360,20 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
     return;
   }
   const float alpha = in_regs ? 1.0f : p.alpha;
+  // An N-major D whose rows allow 16-byte accesses goes out along its rows; otherwise a
+  // warp's 32 columns of one row at a time (one store a value, but whole lines between them).
+  if (n_major && d_vec && (p.beta == 0.0f || c_vec)) {
+    CUTE_UNROLL
+    for (int c = 0; c < BN / EpiN; ++c) {
+      if (c * EpiN < skip) continue;
+      stage_chunk<EpiN>(acc, stg, c, frag_row, frag_col);
+      named_bar_sync(bar_id, 128);
+      store_chunk_rows<EpiN, Out>(stg, wtid, m_base, m_own, n_base + c * EpiN, l, p, d_vec,
+                                  c_vec, alpha);
+      named_bar_sync(bar_id, 128);
+    }
+    return;
+  }
   CUTE_UNROLL
   for (int c = 0; c < BN / EpiN; ++c) {
     if (c * EpiN < skip) continue;
