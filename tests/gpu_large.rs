@@ -384,11 +384,12 @@ fn gpu_swapped_few_n_tiles() {
     }
 }
 
-/// 129-160 tokens of `y = x·Wᵀ` with a column-major `y` against weights of 6,100-14,336
-/// rows: transposed onto a narrow tile over the weight, the tokens on N, which writes C
-/// N-major: by rows in 16-byte pieces where C's rows allow (a multiple of 8 tokens, padded
-/// lds, a row's last piece past N, a last tile of the weight shifted), one value a thread
-/// where they do not (129 tokens, an odd ld of C), K not a multiple of 64. Every element
+/// 129-160 tokens of `y = x·Wᵀ` against weights of 6,100-24,600 rows (one or two rounds of
+/// tiles) on a narrow tile over the weight, the tokens on N: a row-major `y` as planned (C
+/// M-major), a column-major one transposed there, which writes C N-major: by rows in 16-byte
+/// pieces where C's rows allow (a multiple of 8 tokens, padded lds, a row's last piece past
+/// N, a last tile of the weight shifted), one value a thread where they do not (129 tokens,
+/// an odd ld of C), K not a multiple of 64. Every element
 /// against cuBLAS, and with alpha and beta every element against f64, the padding of C
 /// unwritten.
 #[test]
@@ -399,13 +400,19 @@ fn gpu_tokens_on_n_of_narrow_tiles() {
     let blas = CudaBlas::new(s.clone()).unwrap();
     let h100 = g.compute_capability() == (9, 0) && g.sm_count() == 132;
     let mut rng = Rng(37);
-    // (tokens, rows of W, k, padding, tile)
-    for (m, n, k, pad, tile) in [
-        (129, 11008, 4096, 0, "128x160x64_s5_coop"),
-        (160, 6144, 1000, 8, "128x80x64_s8_coop"),
-        (144, 14336, 520, ALIGN8_C_ODD, "128x160x64_s5_coop"),
-        (144, 11000, 4096, 0, "128x160x64_s5_coop"),
-        (150, 6100, 1000, ALIGN8, "128x80x64_s8_coop"),
+    use Order::{ColMajor as Col, RowMajor as Row};
+    // (tokens, rows of W, k, padding, order of y, tile)
+    for (m, n, k, pad, lc, tile) in [
+        (129, 11008, 4096, 0, Col, "128x160x64_s5_coop"),
+        (160, 6144, 1000, 8, Col, "128x80x64_s8_coop"),
+        (144, 14336, 520, ALIGN8_C_ODD, Col, "128x160x64_s5_coop"),
+        (144, 11000, 4096, 0, Col, "128x160x64_s5_coop"),
+        (150, 6100, 1000, ALIGN8, Col, "128x80x64_s8_coop"),
+        (160, 6144, 1000, 8, Row, "128x80x64_s8_coop"),
+        (129, 6100, 4096, 0, Row, "128x80x64_s8_coop"),
+        // More tiles than SMs, in two rounds.
+        (136, 18500, 2048, 0, Col, "128x160x64_s5_coop"),
+        (150, 24600, 2104, 8, Row, "128x160x64_s5_coop"),
     ] {
         let mut cs = Case {
             m,
@@ -413,7 +420,7 @@ fn gpu_tokens_on_n_of_narrow_tiles() {
             k,
             la: Order::RowMajor,
             lb: Order::ColMajor,
-            lc: Order::ColMajor,
+            lc,
             pad,
             batch: 1,
             broadcast_b: false,
@@ -424,13 +431,13 @@ fn gpu_tokens_on_n_of_narrow_tiles() {
         assert_all_match_cublas(&blas, &s, &ran, &cs);
         (cs.alpha, cs.beta) = (-1.25, 0.5);
         let scaled = run_case::<bf16, bf16>(&g, &mut rng, &cs, None);
-        for (what, kernel, transposed) in [
+        for (what, kernel, d_n_major) in [
             ("plain", &ran.kernel, ran.d_n_major),
             ("alpha/beta", &scaled.kernel, scaled.d_n_major),
         ] {
             if h100 {
                 assert!(kernel.contains(tile), "{m}x{n}x{k} {what}: {kernel}");
-                assert!(transposed, "{m}x{n}x{k} {what}: not transposed");
+                assert_eq!(d_n_major, lc == Col, "{m}x{n}x{k} {what}: D's order");
             }
         }
     }

@@ -512,25 +512,30 @@ fn few_rows_take_the_wide_split_k_tile_from_a_quarter_wave() {
 
 /// 129-160 tokens of `y = x·Wᵀ` against a weight of 11,008 to 14,336 rows: the narrow
 /// 128x160 tile over the weight, the tokens on N, in either order of `y` (one partial round
-/// of 0.63x the area of the 128x256 tiles that two tiles of M over the tokens take); a
-/// column-major `y` of 6,144 rows on 128x80 tiles over the weight. Where the tokens on M
-/// fill the SMs as well (10,240 rows: 128 tiles of 128x160), past 160 tokens, for a
-/// row-major `y` that a narrow tile takes with the tokens on M (6,144 rows), or where x is
-/// not K-major, the tokens stay on M.
+/// of 0.63x the area of the 128x256 tiles that two tiles of M over the tokens take); at
+/// 6,144 rows 128x80 tiles over the weight in either order of `y` (96 tiles against 128 of
+/// 128x96 with the tokens on M). Where the tokens on M fill the SMs as well (10,240 rows:
+/// 128 tiles of 128x160), past 160 tokens, or where x is not K-major, the tokens stay on M.
 #[test]
 fn few_tokens_take_the_narrow_tile_over_the_weight() {
     use Order::{ColMajor as Col, RowMajor as Row};
-    for (m, n, y, swapped, tile, ctas) in [
-        (144, 14336, Col, true, "128x160x64_s5_coop", 112),
-        (144, 14336, Row, true, "128x160x64_s5_coop", 112),
-        (129, 11008, Col, true, "128x160x64_s5_coop", 86),
-        (160, 11008, Row, true, "128x160x64_s5_coop", 86),
-        (160, 6144, Col, true, "128x80x64_s8_coop", 96),
-        (160, 10240, Col, false, "128x160x64_s5_coop", 128),
-        (160, 10240, Row, false, "128x160x64_s5_coop", 128),
-        (192, 14336, Col, false, "128x256x64_s4_coop", 112),
-        (192, 6144, Col, false, "128x96x64_s7_coop", 128),
-        (160, 6144, Row, false, "128x96x64_s7_coop", 128),
+    for (m, n, y, swapped, tile, ctas, m_major_x_swapped) in [
+        (144, 14336, Col, true, "128x160x64_s5_coop", 112, false),
+        (144, 14336, Row, true, "128x160x64_s5_coop", 112, true),
+        (129, 11008, Col, true, "128x160x64_s5_coop", 86, false),
+        (160, 11008, Row, true, "128x160x64_s5_coop", 86, true),
+        (160, 6144, Col, true, "128x80x64_s8_coop", 96, false),
+        (160, 10240, Col, false, "128x160x64_s5_coop", 128, false),
+        (160, 10240, Row, false, "128x160x64_s5_coop", 128, false),
+        (192, 14336, Col, false, "128x256x64_s4_coop", 112, false),
+        (192, 6144, Col, false, "128x96x64_s7_coop", 128, false),
+        (160, 6144, Row, true, "128x80x64_s8_coop", 96, false),
+        (129, 6144, Row, true, "128x80x64_s8_coop", 96, true),
+        (192, 6144, Row, false, "128x96x64_s7_coop", 128, false),
+        // More tiles than SMs: the weight on M still, read once.
+        (144, 28672, Col, true, "128x160x64_s5_coop", 132, false),
+        (160, 59136, Row, true, "128x160x64_s5_coop", 132, true),
+        (136, 18432, Col, true, "128x160x64_s5_coop", 132, false),
     ] {
         let mut d = desc(m, n, 4096);
         d.c = od(m, n, y, 3 << 32);
@@ -539,10 +544,11 @@ fn few_tokens_take_the_narrow_tile_over_the_weight() {
         let what = format!("{m}x{n} {y:?}: {} {:?}", ds.kernel, ds.grid);
         assert!(ds.kernel.contains(tile), "{what}");
         assert_eq!((ds.plan.swapped, ds.grid.0), (swapped, ctas), "{what}");
-        // An M-major x keeps the tokens on M.
+        // An M-major x keeps the tokens where its plan has them (a row-major y: on N, unless
+        // a tile with them on M writes D N-major).
         d.a = od(m, 4096, Order::ColMajor, 1 << 32);
         let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
-        assert_eq!(ds.plan.swapped, y == Order::RowMajor && swapped, "{what}");
+        assert_eq!(ds.plan.swapped, m_major_x_swapped, "{what}");
     }
 }
 
@@ -552,8 +558,9 @@ fn few_tokens_take_the_narrow_tile_over_the_weight() {
 fn few_rows_keep_the_split_tail_where_the_largest_tile_spans_past_n() {
     // 160 rows of a row-major y = x W^T run swapped, the tokens on N: the 128x256 tile
     // would span 96 columns past them, so the 128x128 tile keeps its split tail (18432
-    // rows of weight: 144 tiles of the narrow 128x160, more than one wave).
-    let mut d = desc(160, 18432, 8192);
+    // rows of weight: 144 tiles of the narrow 128x160, more than one wave, which it takes
+    // from K = 2048 on).
+    let mut d = desc(160, 18432, 1024);
     d.c = od(160, 18432, Order::RowMajor, 3 << 32);
     (d.a.ptr, d.b.ptr) = (1 << 32, 2 << 32);
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();

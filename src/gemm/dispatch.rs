@@ -367,9 +367,10 @@ fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
 /// `y^T`, the weight on A), its [`Plan::transposed`] when that runs on a kernel that writes
 /// a D of either order ([`KernelConfig::n_major_d`]: the small-M kernels and the narrow
 /// tiles). The weight then streams through the kernels built for it, as it does with a
-/// column-major `y`. The other way round, a few hundred tokens on M go to the weight's side
-/// where a narrow tile there does less work ([`weight_side_narrow`]). A forced kernel
-/// (`ov.kernel`) that one orientation refuses runs on the other where that takes it.
+/// column-major `y`, except where a narrow tile over the weight does less work
+/// ([`weight_stays_on_m`]). The other way round, a few hundred tokens on M go to the
+/// weight's side where a narrow tile there does less work ([`weight_side_narrow`]). A forced
+/// kernel (`ov.kernel`) that one orientation refuses runs on the other where that takes it.
 fn oriented(
     plan: Plan,
     cc: (i32, i32),
@@ -384,7 +385,11 @@ fn oriented(
             cfg.n_major_d.then_some((t, cfg))
         });
     if let Some((t, cfg)) = transposed.filter(|(_, cfg)| !missed(cfg)) {
-        return Ok((t, cfg));
+        let kept = ov
+            .kernel
+            .is_none()
+            .then(|| weight_stays_on_m(&plan, &t, cfg, cc, sm_count, ov));
+        return Ok(kept.flatten().unwrap_or((t, cfg)));
     }
     let cfg = select_with(&plan, cc, sm_count, ov)?;
     match transposed {
@@ -406,9 +411,14 @@ fn oriented(
 /// 128x160 tiles over the weight hold up to 160 tokens in as many tiles of 0.63x the area;
 /// at 6,144 rows 96 tiles of 128x80 against 128 of 128x96. Measured on an H200
 /// (BENCHMARKS.md, ledger): 0.65-0.95 of the time (144x14336x14336 186 → 135 µs,
-/// 160x6144x4096 24.3 → 22.2), none slower. Bounds: the measured ones. Past 160 tokens the
-/// weight's side needs two tiles of N; the transposed plan's B is this plan's A, which the
-/// narrow tiles read K-major only, and an N-major B (the weight's A there) was not measured.
+/// 160x6144x4096 24.3 → 22.2), none slower. A narrow tile that holds all the tokens in more
+/// than one round reads the weight once ([`narrow_pick`]) and is taken without this
+/// comparison: the 128x128 tile with a split tail, whose second tile of M is mostly empty,
+/// weighs less by area, yet took 1.09-1.11x the time of the same problem with a row-major
+/// `y` on 128x160 tiles over the weight (136x18432x4096 80 against 73 µs, H200). Bounds:
+/// the measured ones. Past 160 tokens the weight's side needs two tiles of N; the
+/// transposed plan's B is this plan's A, which the narrow tiles read K-major only, and an
+/// N-major B (the weight's A there) was not measured.
 fn weight_side_narrow(
     plan: &Plan,
     cfg: &'static KernelConfig,
@@ -425,7 +435,32 @@ fn weight_side_narrow(
     let t = plan.transposed();
     let narrow = select_with(&t, cc, sm_count, ov).ok()?;
     let work = |p: &Plan, c| persistent::busiest_sm_work(p, c, sm_count, ov.tail_split);
-    (NARROW_KERNELS.contains(narrow) && work(&t, narrow) < work(plan, cfg)).then_some((t, narrow))
+    let rounds = tile_count(&t, narrow) > sm_count as u64 && narrow.tile_n >= t.n as u32;
+    (NARROW_KERNELS.contains(narrow) && (rounds || work(&t, narrow) < work(plan, cfg)))
+        .then_some((t, narrow))
+}
+
+/// [`weight_side_narrow`] the other way round: 129-160 columns of tokens against the weight
+/// on M (a row-major `y`), whose transpose `t` would run on the persistent tile `cfg` with
+/// the tokens on M, stay as planned where a narrow tile over the weight puts less work on the
+/// busiest SM (a tie transposes). At 6,144 rows 96 tiles of 128x80 against 128 of 128x96
+/// over two tiles of tokens: 0.90 of the time at 144 and 160 tokens (24.1 → 21.8 µs, H200,
+/// BENCHMARKS.md, ledger), level at 129. Bounds: as [`weight_side_narrow`]'s.
+fn weight_stays_on_m(
+    plan: &Plan,
+    t: &Plan,
+    cfg: &'static KernelConfig,
+    cc: (i32, i32),
+    sm_count: u32,
+    ov: &Overrides,
+) -> Option<(Plan, &'static KernelConfig)> {
+    if !(plan.n > 128 && plan.n <= 160) || cfg.grid != GridKind::Persistent {
+        return None;
+    }
+    let narrow = select_with(plan, cc, sm_count, ov).ok()?;
+    let work = |p: &Plan, c| persistent::busiest_sm_work(p, c, sm_count, ov.tail_split);
+    (NARROW_KERNELS.contains(narrow) && work(plan, narrow) < work(t, cfg))
+        .then_some((*plan, narrow))
 }
 
 /// What [`dispatch`] decided for one problem.

@@ -153,6 +153,14 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 /// N (a swapped `y = x·Wᵀ`): 129-160 tokens of weights of 11,008-14,336 rows in one round
 /// of 128x160 tiles took 0.64-0.91 of the time of the 128x128 or 128x192 tiles, whose one
 /// tile of N ran past the tokens (H200).
+/// A tile that holds all of N, 129-160 tokens on N against a weight of more rows than one
+/// wave of 128-row tiles covers, reads the weight once in any number of rounds, where the
+/// tokens on M in two tiles of M read it twice and compute a second, mostly empty tile: it
+/// is taken in more than one wave too, for `k >= 2048`. Measured on an H200 against the
+/// tiles it replaced (128x192, 128x256, 128x128 with a split tail): 0.62-0.93 of the time
+/// at 17,408-59,136 rows (144x28672x4096 98 → 79 µs, 144x57344x8192 382 → 295), level at
+/// 18,432x8192 and 20,480x4096; at K = 1024 the 128x192 pingpong tile, which overlaps a
+/// tile's epilogue with the next one's loads, was faster (160x36864x1024: 39 against 42.5).
 /// A gated epilogue (SwiGLU) skips a tile whose gate/up pairs leave part of a warpgroup
 /// idle (`KernelConfig::gated_fills_warpgroup`): the 80-wide tile, whose 8 stages leave room
 /// for 16-column epilogue chunks only (64 pairs a chunk for 128 threads), where fused SwiGLU
@@ -189,6 +197,9 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 /// assert_eq!(pick(520, 4096, 4096), Some("sm90_128x160x64_s5_coop")); // 130, not 160
 /// // 160 tokens on N of a 14336-row weight: 112 tiles, not 224 of 128x128.
 /// assert_eq!(pick(14336, 160, 4096), Some("sm90_128x160x64_s5_coop"));
+/// // 144 of a 28672-row weight: 224 tiles in two rounds, the weight read once.
+/// assert_eq!(pick(28672, 144, 4096), Some("sm90_128x160x64_s5_coop"));
+/// assert_eq!(pick(28672, 144, 1024), None); // short K: the pingpong tile
 /// assert_eq!(pick(448, 4096, 4096), None); // 128 tiles of 128x128: one round
 /// assert_eq!(pick_b(256, 6144, 4096, Order::RowMajor), None); // an N-major B
 /// ```
@@ -203,10 +214,11 @@ pub fn narrow_pick(
     let sms = sm_count.max(1) as u64;
     let work = |c: &KernelConfig| busiest_sm_work(plan, c, sm_count, Some(false));
     let base = work(&FAST_KERNELS[0]);
+    let holds_n = |c: &KernelConfig| plan.n > 128 && plan.n as u32 <= c.tile_n && plan.k >= 2048;
     NARROW_KERNELS
         .iter()
         .filter(|c| eligible(c) && (c.gated_fills_warpgroup || !plan.gated))
-        .find(|c| tile_count(plan, c) <= sms && work(c) < base)
+        .find(|c| (tile_count(plan, c) <= sms || holds_n(c)) && work(c) < base)
 }
 
 /// The work of the busiest SM when `plan` runs on the persistent tile `c`: its k-blocks

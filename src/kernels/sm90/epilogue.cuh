@@ -37,6 +37,42 @@ template <> struct OutOps<cutlass::half_t> {
   __device__ static float from(cutlass::half_t x) { return float(x); }
 };
 
+// 8 consecutive values of C from cptr: 16-byte accesses where `vec`, else the first `valid`
+// one at a time (the others stay 0).
+template <class Out>
+__device__ __forceinline__ void load8(float (&c)[8], const Out* cptr, bool vec, int valid) {
+  if (vec) {
+    alignas(16) Out cv[8];
+    CUTE_UNROLL
+    for (int q = 0; q < int(sizeof(cv) / 16); ++q)
+      reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr)[q];
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) c[e] = OutOps<Out>::from(cv[e]);
+  } else {
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e)
+      if (e < valid) c[e] = OutOps<Out>::from(cptr[e]);
+  }
+}
+
+// 8 consecutive values of D to dptr: 16-byte accesses where `vec`, else the first `valid`
+// one at a time.
+template <class Out>
+__device__ __forceinline__ void store8(const float (&v)[8], Out* dptr, bool vec, int valid) {
+  if (vec) {
+    alignas(16) Out ov[8];
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
+    CUTE_UNROLL
+    for (int q = 0; q < int(sizeof(ov) / 16); ++q)
+      reinterpret_cast<uint4*>(dptr)[q] = reinterpret_cast<const uint4*>(ov)[q];
+  } else {
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e)
+      if (e < valid) dptr[e] = OutOps<Out>::to(v[e]);
+  }
+}
+
 // Stores 8 consecutive rows (M, unit stride in D) of column gn: D = alpha*v + beta*C, or
 // the fused epilogue (epilogue_ops.cuh) where `epi` is set; 16-byte accesses when the 8 rows
 // are inside M and the pointers and strides allow it. Not for a gated epilogue (store_gated8).
@@ -45,25 +81,10 @@ template <class Out>
 __device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int gn, int64_t doff,
                                             int64_t coff, GemmParams const& p, bool d_vec,
                                             bool c_vec, bool epi, float alpha) {
-  const int M = p.m;
-  Out* dptr = reinterpret_cast<Out*>(p.d);
-  const Out* cptr = reinterpret_cast<const Out*>(p.c);
-  const bool full_vec = (gm + 8 <= M);
+  const bool full_vec = (gm + 8 <= p.m);
   float c[8] = {};
-  if (p.beta != 0.0f) {
-    if (full_vec && c_vec) {
-      alignas(16) Out cv[8];
-      CUTE_UNROLL
-      for (int q = 0; q < int(sizeof(cv) / 16); ++q)
-        reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr + coff)[q];
-      CUTE_UNROLL
-      for (int e = 0; e < 8; ++e) c[e] = OutOps<Out>::from(cv[e]);
-    } else {
-      CUTE_UNROLL
-      for (int e = 0; e < 8; ++e)
-        if (gm + e < M) c[e] = OutOps<Out>::from(cptr[coff + e]);
-    }
-  }
+  if (p.beta != 0.0f)
+    load8<Out>(c, reinterpret_cast<const Out*>(p.c) + coff, full_vec && c_vec, p.m - gm);
   if (epi) {
     epi_rows8(v, c, gm, gn, epi_args(p));
   } else {
@@ -72,18 +93,7 @@ __device__ __forceinline__ void store_rows8(float (&v)[8], int gm, int gn, int64
     for (int e = 0; e < 8; ++e)
       v[e] = p.beta != 0.0f ? alpha * v[e] + p.beta * c[e] : alpha * v[e];
   }
-  if (full_vec && d_vec) {
-    alignas(16) Out ov[8];
-    CUTE_UNROLL
-    for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
-    CUTE_UNROLL
-    for (int q = 0; q < int(sizeof(ov) / 16); ++q)
-      reinterpret_cast<uint4*>(dptr + doff)[q] = reinterpret_cast<const uint4*>(ov)[q];
-  } else {
-    CUTE_UNROLL
-    for (int e = 0; e < 8; ++e)
-      if (gm + e < M) dptr[doff + e] = OutOps<Out>::to(v[e]);
-  }
+  store8<Out>(v, reinterpret_cast<Out*>(p.d) + doff, full_vec && d_vec, p.m - gm);
 }
 
 // store_rows8 for an N-major C and D (GemmParams::d_n_major): the 8 rows of column gn lie
@@ -115,50 +125,25 @@ __device__ __forceinline__ void store_rows8_n_major(float (&v)[8], int gm, int g
 }
 
 // Stores 8 consecutive columns [gn, gn + 8) of row gm of an N-major D (GemmParams::d_n_major):
-// D = alpha*v + beta*C, 16-byte accesses where the 8 columns are inside N (vec: D's, resp. C's,
-// pointers and strides allow them), else one store a value. Plain epilogue only.
+// D = alpha*v + beta*C, 16-byte accesses where the 8 columns are inside N and D's (C's)
+// pointers and strides allow them. Plain epilogue only.
 template <class Out>
 __device__ __forceinline__ void store_cols8(float (&v)[8], int gm, int gn, int64_t l,
                                             GemmParams const& p, bool d_vec, bool c_vec,
                                             float alpha) {
-  const int N = p.n;
-  const int64_t doff = l * p.batch_stride_d + int64_t(gm) * p.ldd + gn;
-  const int64_t coff = l * p.batch_stride_c + int64_t(gm) * p.ldc + gn;
-  Out* dptr = reinterpret_cast<Out*>(p.d);
-  const Out* cptr = reinterpret_cast<const Out*>(p.c);
-  const bool full = gn + 8 <= N;
+  const bool full = gn + 8 <= p.n;
   if (p.beta != 0.0f) {
     float c[8] = {};
-    if (full && c_vec) {
-      alignas(16) Out cv[8];
-      CUTE_UNROLL
-      for (int q = 0; q < int(sizeof(cv) / 16); ++q)
-        reinterpret_cast<uint4*>(cv)[q] = reinterpret_cast<const uint4*>(cptr + coff)[q];
-      CUTE_UNROLL
-      for (int e = 0; e < 8; ++e) c[e] = OutOps<Out>::from(cv[e]);
-    } else {
-      CUTE_UNROLL
-      for (int e = 0; e < 8; ++e)
-        if (gn + e < N) c[e] = OutOps<Out>::from(cptr[coff + e]);
-    }
+    const Out* cptr = reinterpret_cast<const Out*>(p.c) + l * p.batch_stride_c;
+    load8<Out>(c, cptr + int64_t(gm) * p.ldc + gn, full && c_vec, p.n - gn);
     CUTE_UNROLL
     for (int e = 0; e < 8; ++e) v[e] = alpha * v[e] + p.beta * c[e];
   } else {
     CUTE_UNROLL
     for (int e = 0; e < 8; ++e) v[e] = alpha * v[e];
   }
-  if (full && d_vec) {
-    alignas(16) Out ov[8];
-    CUTE_UNROLL
-    for (int e = 0; e < 8; ++e) ov[e] = OutOps<Out>::to(v[e]);
-    CUTE_UNROLL
-    for (int q = 0; q < int(sizeof(ov) / 16); ++q)
-      reinterpret_cast<uint4*>(dptr + doff)[q] = reinterpret_cast<const uint4*>(ov)[q];
-  } else {
-    CUTE_UNROLL
-    for (int e = 0; e < 8; ++e)
-      if (gn + e < N) dptr[doff + e] = OutOps<Out>::to(v[e]);
-  }
+  store8<Out>(v, reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d + int64_t(gm) * p.ldd + gn,
+              full && d_vec, p.n - gn);
 }
 
 // The gated epilogue (SwiGLU, epilogue_ops.cuh) of 8 consecutive rows [gm, gm + 8) of the
@@ -361,7 +346,7 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
   }
   const float alpha = in_regs ? 1.0f : p.alpha;
   // An N-major D whose rows allow 16-byte accesses goes out along its rows; otherwise a
-  // warp's 32 columns of one row at a time (one store a value, but whole lines between them).
+  // warp stores 32 columns of one row at a time (one value a thread, 64 bytes of bf16).
   if (n_major && d_vec && (p.beta == 0.0f || c_vec)) {
     CUTE_UNROLL
     for (int c = 0; c < BN / EpiN; ++c) {
