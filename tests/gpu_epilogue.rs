@@ -104,8 +104,10 @@ fn narrow_form(cs: &EpiCase) -> Option<&'static str> {
 /// The kernel's M = 136 or 144 leaves a last tile of 128 rows 112–120 past M, which loads A
 /// inside M and leaves its first slab unstored (`row_shift`; pingpong tiles store both
 /// slabs at once, so each form takes it there too: SwiGLU along N at 144 rows). The narrow
-/// tiles run them too, for each form of theirs (200 x 66 transposed: an N-major D).
-fn epi_tma_cases() -> [EpiCase; 11] {
+/// tiles run them too, for each form of theirs, and store an N-major D by rows after the
+/// staging: 200 x 66 transposed (rows of 200, SwiGLU's pairs along the kernel's M; the last
+/// case GELU's erf form with a scale and beta) and 72 x 256 row-major (pairs along N).
+fn epi_tma_cases() -> [EpiCase; 12] {
     let case = |m, n, lc, bias, act| EpiCase {
         m,
         n,
@@ -149,6 +151,11 @@ fn epi_tma_cases() -> [EpiCase; 11] {
         EpiCase {
             scale: Some((Along::Rows, ScaleAt::Output)),
             ..case(144, 300, Order::ColMajor, Along::Cols, Activation::Silu)
+        },
+        EpiCase {
+            scale: Some((Along::Cols, ScaleAt::Product)),
+            beta: 0.5,
+            ..case(200, 66, Order::ColMajor, Along::Rows, Activation::GeluErf)
         },
     ]
 }

@@ -214,6 +214,28 @@ __device__ __forceinline__ void staged_rows8(float (&v)[8], const float* stg, in
   v[4] = hi.x; v[5] = hi.y; v[6] = hi.z; v[7] = hi.w;
 }
 
+__device__ __forceinline__ int32_t epi_axis_swapped(int32_t a) {
+  return a == kAxisM ? kAxisN : a == kAxisN ? kAxisM : a;
+}
+
+// The epilogue's arguments for D's transpose, so that epi_rows8 applies a non-gated
+// epilogue to 8 consecutive columns of one row of D: the vectors' axes and the extents
+// swapped.
+__device__ __forceinline__ EpiArgs epi_args_transposed(GemmParams const& p) {
+  EpiArgs e = epi_args(p);
+  e.bias_axis = epi_axis_swapped(e.bias_axis);
+  e.scale_axis = epi_axis_swapped(e.scale_axis);
+  e.m = p.n;
+  e.n = p.m;
+  return e;
+}
+
+// Columns [col, col + 8) of row r of a warpgroup's f32 staging (column-major).
+__device__ __forceinline__ void staged_cols8(float (&v)[8], const float* stg, int r, int col) {
+  CUTE_UNROLL
+  for (int j = 0; j < 8; ++j) v[j] = stg[(col + j) * kEpiLd + r];
+}
+
 // Item `item` of a chunk of EpiN columns by 8 runs of 8 rows: (run, column). For an
 // M-major D the 8 runs of a column go to consecutive threads (16-byte stores into one
 // line); for an N-major D the columns do, so that each of a thread's 8 row stores meets
@@ -223,17 +245,76 @@ __device__ __forceinline__ int2 staged_item(int item, bool n_major) {
   return n_major ? make_int2(item / EpiN, item % EpiN) : make_int2(item % 8, item / 8);
 }
 
+// The fused epilogue of one chunk (EpiN columns from n0, 64 rows from m_base, those from
+// m_own on) into an N-major D by rows, where its rows allow 16-byte accesses: 8 consecutive
+// columns of D's row a thread. Not gated, the epilogue is applied to them as to 8 rows of
+// D's transpose (epi_args_transposed); gated along N, a thread takes 16 columns of a row (8
+// gate/up pairs); along M (a transposed plan's gate/up rows of the weight), a gate row with
+// its up row, 8 columns of D's row gm / 2.
+template <int EpiN, class Out>
+__device__ __forceinline__ void store_chunk_rows_fused(const float* stg, int wtid, int m_base,
+                                                       int m_own, int n0, int64_t l,
+                                                       GemmParams const& p, bool d_vec,
+                                                       bool c_vec) {
+  const bool along_n = p.gated == 1, along_m = p.gated == 2;
+  const int width = along_n ? 16 : 8;   // columns an item
+  const int step = along_m ? 2 : 1;     // rows an item
+  const int per_row = EpiN / width;
+  const EpiArgs e = epi_args(p), et = epi_args_transposed(p);
+  Out* const d = reinterpret_cast<Out*>(p.d) + l * p.batch_stride_d;
+  const Out* const c = reinterpret_cast<const Out*>(p.c) + l * p.batch_stride_c;
+#pragma unroll 1
+  for (int item = wtid; item < 64 / step * per_row; item += 128) {
+    const int r = step * (item / per_row), col = width * (item % per_row);
+    const int gm = m_base + r, gn = n0 + col;
+    if (gn >= p.n || gm < m_own || gm >= p.m) continue;
+    float v[8];
+    staged_cols8(v, stg, r, col);
+    if (along_n) {
+      float hi[8], x[8];
+      staged_cols8(hi, stg, r, col + 8);
+      CUTE_UNROLL
+      for (int j = 0; j < 8; ++j) {
+        const float gate = j < 4 ? v[2 * j] : hi[2 * j - 8];
+        const float up = j < 4 ? v[2 * j + 1] : hi[2 * j - 7];
+        x[j] = gn + 2 * j < p.n ? epi_gated(gate, up, gm, gn + 2 * j, e) : 0.f;
+      }
+      const int on = gn / 2;
+      const bool vec = gn + 16 <= p.n && d_vec && on % 8 == 0;
+      store8<Out>(x, d + int64_t(gm) * p.ldd + on, vec, (p.n - gn) / 2);
+    } else if (along_m) {
+      float up[8];
+      staged_cols8(up, stg, r + 1, col);
+      CUTE_UNROLL
+      for (int j = 0; j < 8; ++j)
+        if (gn + j < p.n) v[j] = epi_gated(v[j], up[j], gm, gn + j, e);
+      store8<Out>(v, d + int64_t(gm / 2) * p.ldd + gn, gn + 8 <= p.n && d_vec, p.n - gn);
+    } else {
+      const bool full = gn + 8 <= p.n;
+      float cv[8] = {};
+      if (p.beta != 0.0f) load8<Out>(cv, c + int64_t(gm) * p.ldc + gn, full && c_vec, p.n - gn);
+      epi_rows8(v, cv, gn, gm, et);
+      store8<Out>(v, d + int64_t(gm) * p.ldd + gn, full && d_vec, p.n - gn);
+    }
+  }
+}
+
 // The fused epilogue's stores of one chunk of a warpgroup's staging (EpiN columns of D from
 // n0, 64 rows from m_base; on the narrow tiles those from m_own on), its items in a rolled
 // loop. Gated along N, an item of the narrow tiles (NMajorD) is a gate column with its up,
 // so that no thread holds an up column's idle item (a 16-column chunk's 64 pairs still
 // leave half the warpgroup idle); the others skip the up columns' items (with the pairs'
-// code ptxas spilled 8 bytes more in their plain entry points).
+// code ptxas spilled 8 bytes more in their plain entry points). An N-major D whose rows
+// allow 16-byte accesses goes out by rows instead (store_chunk_rows_fused).
 template <int EpiN, bool NMajorD, class Out>
 __device__ __forceinline__ void store_chunk_fused(const float* stg, int wtid, int m_base,
                                                   int m_own, int n0, int64_t l,
                                                   GemmParams const& p, bool d_vec, bool c_vec) {
   const bool n_major = NMajorD && p.d_n_major;
+  if (n_major && d_vec && (p.beta == 0.0f || c_vec)) {
+    store_chunk_rows_fused<EpiN, Out>(stg, wtid, m_base, m_own, n0, l, p, d_vec, c_vec);
+    return;
+  }
   const bool pairs = NMajorD && p.gated == 1;
   // Pairs are half as many items: a 16-column chunk's 64 leave half the threads idle.
   const int items = (pairs ? 4 : 8) * EpiN;
@@ -299,8 +380,7 @@ __device__ __forceinline__ void store_chunk_rows(const float* stg, int wtid, int
     const int gm = m_base + r, gn = n0 + 8 * g;
     if (item < 64 * G && gn < p.n && gm >= m_own && gm < p.m) {
       float v[8];
-      CUTE_UNROLL
-      for (int j = 0; j < 8; ++j) v[j] = stg[(8 * g + j) * kEpiLd + r];
+      staged_cols8(v, stg, r, 8 * g);
       store_cols8<Out>(v, gm, gn, l, p, d_vec, c_vec, alpha);
     }
   }
