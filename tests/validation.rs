@@ -556,12 +556,11 @@ fn few_tokens_take_the_narrow_tile_over_the_weight() {
 /// (`kernel_names`), but not one that would span past M or N.
 #[test]
 fn few_rows_keep_the_split_tail_where_the_largest_tile_spans_past_n() {
-    // 160 rows of a row-major y = x W^T run swapped, the tokens on N: the 128x256 tile
-    // would span 96 columns past them, so the 128x128 tile keeps its split tail (18432
-    // rows of weight: 144 tiles of the narrow 128x160, more than one wave, which it takes
-    // from K = 2048 on).
-    let mut d = desc(160, 18432, 1024);
-    d.c = od(160, 18432, Order::RowMajor, 3 << 32);
+    // 176 rows of a row-major y = x W^T run swapped, the tokens on N: the 128x256 tile
+    // would span 80 columns past them, so the 128x128 tile keeps its split tail (no narrow
+    // tile holds 176 tokens in one tile of N).
+    let mut d = desc(176, 18432, 8192);
+    d.c = od(176, 18432, Order::RowMajor, 3 << 32);
     (d.a.ptr, d.b.ptr) = (1 << 32, 2 << 32);
     let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
     assert!(ds.plan.swapped && ds.kernel.contains("128x128x64_s6_pp"));

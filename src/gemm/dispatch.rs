@@ -29,7 +29,8 @@ pub use persistent::{best_persistent, narrow_pick};
 /// its tiles fill a quarter of the SMs, half above 64 rows, else the first); for more rows
 /// where it would fill under a quarter of them (half with `k <= 2048`), the last eligible
 /// one. Then, for `m > 128` and a K-major B, a narrow persistent tile whose tiles fit in one
-/// wave where that puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
+/// wave (or, for `k >= 2048`, that holds all of 129-160 columns in one tile of N) where that
+/// puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
 /// fill every SM, [`best_persistent`] weighs
 /// [`PERSISTENT_KERNELS`](super::registry::PERSISTENT_KERNELS). Otherwise
 /// the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the
@@ -414,8 +415,8 @@ fn oriented(
 /// 160x6144x4096 24.3 → 22.2), none slower. A narrow tile that holds all the tokens in more
 /// than one round reads the weight once ([`narrow_pick`]) and is taken without this
 /// comparison: the 128x128 tile with a split tail, whose second tile of M is mostly empty,
-/// weighs less by area, yet took 1.09-1.11x the time of the same problem with a row-major
-/// `y` on 128x160 tiles over the weight (136x18432x4096 80 against 73 µs, H200). Bounds:
+/// weighs less by area, yet took 1.08-1.11x the time (H200: 136x18432x4096 79.7 against
+/// 73.5 µs, 144x17408x4096 81.9 against 74.0; level at 160x18432x8192). Bounds:
 /// the measured ones. Past 160 tokens the weight's side needs two tiles of N; the
 /// transposed plan's B is this plan's A, which the narrow tiles read K-major only, and an
 /// N-major B (the weight's A there) was not measured.

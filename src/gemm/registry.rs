@@ -340,7 +340,8 @@ pub static MULTICAST_N_SMALL_M_KERNELS: &[KernelConfig] = &[splitk::<SplitK64x64
 /// Narrow persistent tiles (128x80, 128x96 and 128x160, cooperative, K-major B only,
 /// general epilogue, which also writes an N-major D), narrowest first: for more than 128
 /// rows against a weight of a few thousand, whose 128x128 tiles fill under one wave or part
-/// of a second, a tile whose tiles fit in one wave puts less work on the busiest SM
+/// of a second, a tile whose tiles fit in one wave puts less work on the busiest SM; past
+/// one wave, the 128x160 tile holding 129-160 columns reads the weight once
 /// ([`narrow_pick`](super::dispatch::narrow_pick)).
 pub static NARROW_KERNELS: &[KernelConfig] = &[
     sm90::<Sm90_128x80x64S8Coop>(),

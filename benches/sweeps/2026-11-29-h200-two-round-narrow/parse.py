@@ -6,7 +6,6 @@ for f in sys.argv[1:]:
     for line in open(f):
         m=pat.match(line)
         if m:
-            cub=None
             rows[(m.group(1),m.group(2))].append((tag,float(m.group(3)),m.group(4),m.group(5),m.group(6)+m.group(7).strip()[:30]))
 for k in sorted(rows):
     print(k[0],k[1])

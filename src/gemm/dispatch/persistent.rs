@@ -143,7 +143,8 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 /// Two tiles of 128 rows against a weight of `n` rows: the 128x128 tile makes
 /// `2 * ceil(n / 128)` tiles, 96 at `n = 6144`, so a quarter of an H100's 132 SMs idle for
 /// the whole (single) round, and 160 at `n = 10240`, a second round a fifth full. The
-/// narrowest tile whose tiles fit in one wave gives each SM one tile instead; it is taken
+/// narrowest tile whose tiles fit in one wave gives each SM one tile instead (past one wave,
+/// only a tile holding all of N: below); it is taken
 /// where its k-blocks times its area, the work of the busiest SM, are below the 128x128
 /// tile's in whole rounds (a split of the part-empty last round spreads its k-blocks over
 /// more SMs, not the bytes they read: 128x160 tiles took 73-79 µs at 160-256 rows of a
@@ -157,10 +158,10 @@ fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {
 /// wave of 128-row tiles covers, reads the weight once in any number of rounds, where the
 /// tokens on M in two tiles of M read it twice and compute a second, mostly empty tile: it
 /// is taken in more than one wave too, for `k >= 2048`. Measured on an H200 against the
-/// tiles it replaced (128x192, 128x256, 128x128 with a split tail): 0.62-0.93 of the time
+/// tiles it replaced (128x192, 128x256, 128x128 with a split tail): 0.62-0.94 of the time
 /// at 17,408-59,136 rows (144x28672x4096 98 → 79 µs, 144x57344x8192 382 → 295), level at
 /// 18,432x8192 and 20,480x4096; at K = 1024 the 128x192 pingpong tile, which overlaps a
-/// tile's epilogue with the next one's loads, was faster (160x36864x1024: 39 against 42.5).
+/// tile's epilogue with the next one's loads, was faster (160x36864x1024 RM: 39 against 42.5).
 /// A gated epilogue (SwiGLU) skips a tile whose gate/up pairs leave part of a warpgroup
 /// idle (`KernelConfig::gated_fills_warpgroup`): the 80-wide tile, whose 8 stages leave room
 /// for 16-column epilogue chunks only (64 pairs a chunk for 128 threads), where fused SwiGLU

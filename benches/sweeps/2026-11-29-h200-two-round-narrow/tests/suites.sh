@@ -1,0 +1,19 @@
+#!/bin/bash
+# Every GPU suite in parallel, examples/mlp, and compute-sanitizer on one test (run from the
+# repository root with the staged binaries in .gpu/). The fused_rows build ran the same
+# suites from fused_rows/final.sh, the sanitizers on gpu_epilogue_tokens_on_the_weight_side.
+[ -d .gpu/test ] || tar -C .gpu -xJf .gpu/bins.tar.xz
+export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib
+S=/usr/local/cuda-13.0/bin/compute-sanitizer
+for t in gpu_gemm gpu_large gpu_epilogue gpu_forced_kernels gpu_small_m gpu_decode gpu_graph gpu_device_tensor lib; do
+  ( .gpu/test/$t --ignored --test-threads 1 > $OUT/$t.log 2>&1; echo "$t rc=$?" >> $OUT/rc.txt ) &
+done
+( .gpu/example/mlp > $OUT/mlp.log 2>&1; echo "mlp rc=$?" >> $OUT/rc.txt ) &
+for tool in memcheck synccheck racecheck; do
+  ( timeout 500 $S --tool $tool .gpu/test/gpu_large --ignored --exact gpu_tokens_on_n_of_narrow_tiles > $OUT/san_$tool.log 2>&1; echo "san_$tool rc=$?" >> $OUT/rc.txt ) &
+done
+wait
+sort $OUT/rc.txt
+grep -h "test result" $OUT/*.log
+for f in $OUT/san_*.log; do echo $f; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard" $f | head -3; done
+tail -3 $OUT/mlp.log
