@@ -389,9 +389,8 @@ fn gpu_swapped_few_n_tiles() {
 /// M-major), a column-major one transposed there, which writes C N-major: by rows in 16-byte
 /// pieces where C's rows allow (a multiple of 8 tokens, padded lds, a row's last piece past
 /// N, a last tile of the weight shifted), one value a thread where they do not (129 tokens,
-/// an odd ld of C), K not a multiple of 64. Every element
-/// against cuBLAS, and with alpha and beta every element against f64, the padding of C
-/// unwritten.
+/// an odd ld of C), K not a multiple of 64. Every element against cuBLAS, and with alpha and
+/// beta every element against f64, the padding of C unwritten.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
 fn gpu_tokens_on_n_of_narrow_tiles() {

@@ -436,7 +436,7 @@ fn weight_side_narrow(
     let t = plan.transposed();
     let narrow = select_with(&t, cc, sm_count, ov).ok()?;
     let work = |p: &Plan, c| persistent::busiest_sm_work(p, c, sm_count, ov.tail_split);
-    let rounds = tile_count(&t, narrow) > sm_count as u64 && narrow.tile_n >= t.n as u32;
+    let rounds = tile_count(&t, narrow) > sm_count as u64 && persistent::holds_all_n(&t, narrow);
     (NARROW_KERNELS.contains(narrow) && (rounds || work(&t, narrow) < work(plan, cfg)))
         .then_some((t, narrow))
 }

@@ -215,11 +215,16 @@ pub fn narrow_pick(
     let sms = sm_count.max(1) as u64;
     let work = |c: &KernelConfig| busiest_sm_work(plan, c, sm_count, Some(false));
     let base = work(&FAST_KERNELS[0]);
-    let holds_n = |c: &KernelConfig| plan.n > 128 && plan.n as u32 <= c.tile_n && plan.k >= 2048;
     NARROW_KERNELS
         .iter()
         .filter(|c| eligible(c) && (c.gated_fills_warpgroup || !plan.gated))
-        .find(|c| (tile_count(plan, c) <= sms || holds_n(c)) && work(c) < base)
+        .find(|c| (tile_count(plan, c) <= sms || holds_all_n(plan, c)) && work(c) < base)
+}
+
+/// Whether the narrow tile `c` may take `plan` past one wave ([`narrow_pick`]): it holds all
+/// of 129-160 columns in one tile of N, so it reads the weight on M once, and `k >= 2048`.
+pub(super) fn holds_all_n(plan: &Plan, c: &KernelConfig) -> bool {
+    plan.n > 128 && plan.n as u32 <= c.tile_n && plan.k >= 2048
 }
 
 /// The work of the busiest SM when `plan` runs on the persistent tile `c`: its k-blocks
