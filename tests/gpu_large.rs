@@ -6,7 +6,7 @@ use std::sync::Arc;
 use cudarc::cublas::{sys as blas_sys, CudaBlas};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
 use ferrocute::gemm::geometry::TailSplit;
-use ferrocute::gemm::{MatShape, Order};
+use ferrocute::gemm::{MatShape, Order, OutputElem};
 use half::bf16;
 
 mod common;
@@ -394,25 +394,56 @@ fn gpu_swapped_few_n_tiles() {
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
 fn gpu_tokens_on_n_of_narrow_tiles() {
+    use Order::{ColMajor as Col, RowMajor as Row};
+    tokens_on_n::<f32>(
+        37,
+        &[
+            (129, 11008, 4096, 0, Col, "128x160x64_s5_coop"),
+            (160, 6144, 1000, 8, Col, "128x80x64_s8_coop"),
+            (144, 14336, 520, ALIGN8_C_ODD, Col, "128x160x64_s5_coop"),
+            (144, 11000, 4096, 0, Col, "128x160x64_s5_coop"),
+            (150, 6100, 1000, ALIGN8, Col, "128x80x64_s8_coop"),
+            (160, 6144, 1000, 8, Row, "128x80x64_s8_coop"),
+            (129, 6100, 4096, 0, Row, "128x80x64_s8_coop"),
+            // More tiles than SMs, in two rounds.
+            (136, 18500, 2048, 0, Col, "128x160x64_s5_coop"),
+            (150, 24600, 2104, 8, Row, "128x160x64_s5_coop"),
+        ],
+    );
+}
+
+/// 161-192 tokens of `y = x·Wᵀ` (a multiple of 8) on the 128x192 pingpong tile over the
+/// weight, the tokens in one tile of N: a column-major bf16 `y` transposed there, which the
+/// tile writes N-major by TMA (padded lds, K not a multiple of 64, one round and two), and
+/// with beta (C read) one value a thread; a row-major `y` as planned (C M-major, not moved
+/// onto M). Checked as [`gpu_tokens_on_n_of_narrow_tiles`], with a bf16 `y` against cuBLAS.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
+fn gpu_tokens_on_n_of_the_128x192_tile() {
+    use Order::{ColMajor as Col, RowMajor as Row};
+    tokens_on_n::<bf16>(
+        41,
+        &[
+            (168, 14336, 2104, 24, Col, "128x192x64_s4_pp"),
+            (176, 28672, 2056, 8, Col, "128x192x64_s4_pp"),
+            (192, 14400, 1000, 0, Row, "128x192x64_s4_pp"),
+        ],
+    );
+}
+
+/// `(tokens, rows of W, k, padding, order of y, tile)`: each against cuBLAS with a `TO` `y`
+/// and against f64 with alpha, beta and a bf16 `y`; the kernel (its tile) and the order in
+/// which it wrote C asserted on a 132-SM Hopper GPU.
+fn tokens_on_n<TO: OutputElem + Host>(
+    seed: u64,
+    cases: &[(usize, usize, usize, usize, Order, &str)],
+) {
     let g = gpu();
     let s = g.stream().clone();
     let blas = CudaBlas::new(s.clone()).unwrap();
     let h100 = g.compute_capability() == (9, 0) && g.sm_count() == 132;
-    let mut rng = Rng(37);
-    use Order::{ColMajor as Col, RowMajor as Row};
-    // (tokens, rows of W, k, padding, order of y, tile)
-    for (m, n, k, pad, lc, tile) in [
-        (129, 11008, 4096, 0, Col, "128x160x64_s5_coop"),
-        (160, 6144, 1000, 8, Col, "128x80x64_s8_coop"),
-        (144, 14336, 520, ALIGN8_C_ODD, Col, "128x160x64_s5_coop"),
-        (144, 11000, 4096, 0, Col, "128x160x64_s5_coop"),
-        (150, 6100, 1000, ALIGN8, Col, "128x80x64_s8_coop"),
-        (160, 6144, 1000, 8, Row, "128x80x64_s8_coop"),
-        (129, 6100, 4096, 0, Row, "128x80x64_s8_coop"),
-        // More tiles than SMs, in two rounds.
-        (136, 18500, 2048, 0, Col, "128x160x64_s5_coop"),
-        (150, 24600, 2104, 8, Row, "128x160x64_s5_coop"),
-    ] {
+    let mut rng = Rng(seed);
+    for &(m, n, k, pad, lc, tile) in cases {
         let mut cs = Case {
             m,
             n,
@@ -426,7 +457,7 @@ fn gpu_tokens_on_n_of_narrow_tiles() {
             alpha: 1.0,
             beta: 0.0,
         };
-        let ran = run_case::<bf16, f32>(&g, &mut rng, &cs, Some(512));
+        let ran = run_case::<bf16, TO>(&g, &mut rng, &cs, Some(512));
         assert_all_match_cublas(&blas, &s, &ran, &cs);
         (cs.alpha, cs.beta) = (-1.25, 0.5);
         let scaled = run_case::<bf16, bf16>(&g, &mut rng, &cs, None);
@@ -436,7 +467,11 @@ fn gpu_tokens_on_n_of_narrow_tiles() {
         ] {
             if h100 {
                 assert!(kernel.contains(tile), "{m}x{n}x{k} {what}: {kernel}");
-                assert_eq!(d_n_major, lc == Col, "{m}x{n}x{k} {what}: D's order");
+                assert_eq!(
+                    d_n_major,
+                    lc == Order::ColMajor,
+                    "{m}x{n}x{k} {what}: D's order"
+                );
             }
         }
     }

@@ -515,7 +515,9 @@ fn few_rows_take_the_wide_split_k_tile_from_a_quarter_wave() {
 /// of 0.63x the area of the 128x256 tiles that two tiles of M over the tokens take); at
 /// 6,144 rows 128x80 tiles over the weight in either order of `y` (96 tiles against 128 of
 /// 128x96 with the tokens on M). Where the tokens on M fill the SMs as well (10,240 rows:
-/// 128 tiles of 128x160), past 160 tokens, or where x is not K-major, the tokens stay on M.
+/// 128 tiles of 128x160), or where x is not K-major, the tokens stay on M. 161-192 tokens
+/// against 14,336 rows and more: the 128x192 pingpong tile over the weight, the tokens in one
+/// tile of N, in either order of `y` (a row-major one as planned, not moved onto M).
 #[test]
 fn few_tokens_take_the_narrow_tile_over_the_weight() {
     use Order::{ColMajor as Col, RowMajor as Row};
@@ -527,7 +529,10 @@ fn few_tokens_take_the_narrow_tile_over_the_weight() {
         (160, 6144, Col, true, "128x80x64_s8_coop", 96, false),
         (160, 10240, Col, false, "128x160x64_s5_coop", 128, false),
         (160, 10240, Row, false, "128x160x64_s5_coop", 128, false),
-        (192, 14336, Col, false, "128x256x64_s4_coop", 112, false),
+        (192, 14336, Col, true, "128x192x64_s4_pp", 112, false),
+        (192, 14336, Row, true, "128x192x64_s4_pp", 112, true),
+        (176, 28672, Col, true, "128x192x64_s4_pp", 132, false),
+        (192, 57344, Row, true, "128x192x64_s4_pp", 132, true),
         (192, 6144, Col, false, "128x96x64_s7_coop", 128, false),
         (160, 6144, Row, true, "128x80x64_s8_coop", 96, false),
         (129, 6144, Row, true, "128x80x64_s8_coop", 96, true),
@@ -539,11 +544,13 @@ fn few_tokens_take_the_narrow_tile_over_the_weight() {
     ] {
         let mut d = desc(m, n, 4096);
         d.c = od(m, n, y, 3 << 32);
-        (d.a.ptr, d.b.ptr) = (1 << 32, 2 << 32);
+        (d.a.ptr, d.b.ptr, d.out_bytes) = (1 << 32, 2 << 32, 2);
         let ds = dispatch(&d, "bf16", "bf16", (9, 0), 132).unwrap();
         let what = format!("{m}x{n} {y:?}: {} {:?}", ds.kernel, ds.grid);
         assert!(ds.kernel.contains(tile), "{what}");
         assert_eq!((ds.plan.swapped, ds.grid.0), (swapped, ctas), "{what}");
+        // D N-major wherever the tokens and the order of y disagree about which side is M.
+        assert_eq!(ds.plan.d_n_major, swapped == (y == Col), "{what}");
         // An M-major x keeps the tokens where its plan has them (a row-major y: on N, unless
         // a tile with them on M writes D N-major).
         d.a = od(m, 4096, Order::ColMajor, 1 << 32);

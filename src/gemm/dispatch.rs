@@ -9,8 +9,8 @@ use super::geometry::{
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
     all_kernels, kernel_name, runs_on, GridKind, KernelConfig, FAST_KERNELS,
-    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, NARROW_KERNELS, SIMPLE_KERNEL,
-    SKINNY_KERNELS, SMALL_M_KERNELS,
+    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, NARROW_KERNELS, PERSISTENT_KERNELS,
+    SIMPLE_KERNEL, SKINNY_KERNELS, SMALL_M_KERNELS,
 };
 
 mod persistent;
@@ -32,7 +32,7 @@ pub use persistent::{best_persistent, narrow_pick};
 /// wave (or, for `k >= 2048`, that holds all of 129-160 columns in one tile of N) where that
 /// puts less work on each SM ([`narrow_pick`]). Where the Hopper tiles
 /// fill every SM, [`best_persistent`] weighs
-/// [`PERSISTENT_KERNELS`](super::registry::PERSISTENT_KERNELS). Otherwise
+/// [`PERSISTENT_KERNELS`]. Otherwise
 /// the first eligible kernel's family (its PTX module: the TMA kernels on Hopper, the
 /// Ampere-class ones elsewhere) is used; within it the first tile in table order that
 /// yields at least one block per SM wins, else the one with the most blocks. Otherwise the
@@ -366,12 +366,14 @@ fn skinny_ok(plan: &Plan, c: &KernelConfig) -> bool {
 /// The plan a problem runs as, and its kernel: `plan`, or where it has at most 256 columns
 /// and more rows than columns (`y = x W^T` with a row-major `y` of few rows is planned as
 /// `y^T`, the weight on A), its [`Plan::transposed`] when that runs on a kernel that writes
-/// a D of either order ([`KernelConfig::n_major_d`]: the small-M kernels and the narrow
-/// tiles). The weight then streams through the kernels built for it, as it does with a
-/// column-major `y`, except where a narrow tile over the weight does less work
-/// ([`weight_stays_on_m`]). The other way round, a few hundred tokens on M go to the
-/// weight's side where a narrow tile there does less work ([`weight_side_narrow`]). A forced
-/// kernel (`ov.kernel`) that one orientation refuses runs on the other where that takes it.
+/// a D of either order ([`KernelConfig::takes_n_major_d`]) and is not one of the weighed
+/// persistent tiles ([`PERSISTENT_KERNELS`]: so the small-M kernels and the narrow tiles). The
+/// weight then streams through the kernels built for it, as it does with a column-major
+/// `y`, except where a narrow tile over the weight does less work ([`weight_stays_on_m`]);
+/// a weighed tile that writes an N-major D (128x192) holds the tokens in one tile of N as
+/// planned. The other way round, a few hundred tokens on M go to the weight's side where a
+/// tile there reads the weight once or does less work ([`weight_side`]). A forced kernel
+/// (`ov.kernel`) that one orientation refuses runs on the other where that takes it.
 fn oriented(
     plan: Plan,
     cc: (i32, i32),
@@ -383,7 +385,8 @@ fn oriented(
         .then(|| plan.transposed())
         .and_then(|t| {
             let cfg = select_with(&t, cc, sm_count, ov).ok()?;
-            cfg.n_major_d.then_some((t, cfg))
+            let weighed = PERSISTENT_KERNELS.iter().any(|w| w.config == *cfg);
+            (cfg.takes_n_major_d(t.a.k_major, t.b.k_major) && !weighed).then_some((t, cfg))
         });
     if let Some((t, cfg)) = transposed.filter(|(_, cfg)| !missed(cfg)) {
         let kept = ov
@@ -397,17 +400,22 @@ fn oriented(
         // Forced, but taken by neither: the orientation the dispatch itself chooses.
         Some(t) if missed(cfg) => Ok(t),
         _ if ov.kernel.is_none() || missed(cfg) => {
-            Ok(weight_side_narrow(&plan, cfg, cc, sm_count, ov).unwrap_or((plan, cfg)))
+            Ok(weight_side(&plan, cfg, cc, sm_count, ov).unwrap_or((plan, cfg)))
         }
         _ => Ok((plan, cfg)),
     }
 }
 
-/// For 129-160 rows against more columns (the tokens of `y = x·Wᵀ` on M, a column-major
-/// `y`), K-major A and B, whose persistent tile `cfg` puts more work on the busiest SM than
-/// a narrow tile does with the weight on M ([`persistent::busiest_sm_work`], tile area
-/// without the weighing's per-tile cost, as in [`narrow_pick`]; a tie keeps the tokens on
-/// M): that transposed plan and its narrow tile, which writes the N-major D. Two tiles of M
+/// For 129-192 rows against more columns (the tokens of `y = x·Wᵀ` on M, a column-major
+/// `y`), K-major A and B, on a persistent tile `cfg`: the transposed plan (the weight on M)
+/// and its tile, which writes the N-major D, where that tile puts less work on the busiest
+/// SM ([`persistent::busiest_sm_work`], tile area without the weighing's per-tile cost, as
+/// in [`narrow_pick`]; a tie keeps the tokens on M), or up to 160 tokens holds them all in
+/// one tile of N in more than one round (it reads the weight once). Up to 160 tokens that
+/// tile is a narrow one; at 161-192 the 128x192 pingpong tile, where the weighing over the
+/// weight takes it and it stores D by TMA (its `_nd` entry points).
+///
+/// 129-160 tokens: two tiles of M
 /// over a weight of 11,008-14,336 rows take the 128x256 tile in one partial round, where
 /// 128x160 tiles over the weight hold up to 160 tokens in as many tiles of 0.63x the area;
 /// at 6,144 rows 96 tiles of 128x80 against 128 of 128x96. Measured on an H200
@@ -416,11 +424,18 @@ fn oriented(
 /// than one round reads the weight once ([`narrow_pick`]) and is taken without this
 /// comparison: the 128x128 tile with a split tail, whose second tile of M is mostly empty,
 /// weighs less by area, yet took 1.08-1.11x the time (H200: 136x18432x4096 79.7 against
-/// 73.5 µs, 144x17408x4096 81.9 against 74.0; level at 160x18432x8192). Bounds:
-/// the measured ones. Past 160 tokens the weight's side needs two tiles of N; the
-/// transposed plan's B is this plan's A, which the narrow tiles read K-major only, and an
-/// N-major B (the weight's A there) was not measured.
-fn weight_side_narrow(
+/// 73.5 µs, 144x17408x4096 81.9 against 74.0; level at 160x18432x8192).
+///
+/// 161-192 tokens: on the 128x192 tile over the weight TN runs in RM's time, 0.83-0.97 of
+/// its time with the tokens on M (H200: 192x28672x4096 101-107 → 89-90 µs, 192x57344x8192
+/// 382-383 → 329-332, 192x14336x4096 49-53 → 47). Where the weighing ties (2.2 rounds over
+/// 37,888 rows against 3 with the tokens on M) it ran 1.03-1.06x the time: no shortcut by
+/// rounds here.
+///
+/// Bounds: the measured ones. Past 192 tokens the weight's side needs two tiles of N; the
+/// transposed plan's B is this plan's A, which these tiles read K-major only, and an N-major
+/// B (the weight's A there) was not measured.
+fn weight_side(
     plan: &Plan,
     cfg: &'static KernelConfig,
     cc: (i32, i32),
@@ -428,25 +443,36 @@ fn weight_side_narrow(
     ov: &Overrides,
 ) -> Option<(Plan, &'static KernelConfig)> {
     let k_major = plan.a.k_major && plan.b.k_major;
-    if !(plan.m > 128 && plan.m <= 160 && plan.n > plan.m && !plan.d_n_major && k_major)
+    if !(plan.m > 128 && plan.m <= 192 && plan.n > plan.m && !plan.d_n_major && k_major)
         || cfg.grid != GridKind::Persistent
     {
         return None;
     }
     let t = plan.transposed();
-    let narrow = select_with(&t, cc, sm_count, ov).ok()?;
+    let side = select_with(&t, cc, sm_count, ov).ok()?;
+    // The 128x192 tile writes an N-major D fast by TMA only: a plain 16-bit D on 16 bytes
+    // whose rows (the tokens) are whole 16-byte pieces (with beta != 0 one value a thread).
+    let by_tma = !t.fused && t.d.elem_bytes == 2 && t.d.fast_aligned(8, 8, t.batch > 1);
+    let fits = if plan.m <= 160 {
+        NARROW_KERNELS.contains(side)
+    } else {
+        side.grid == GridKind::Persistent
+            && side.takes_n_major_d(t.a.k_major, t.b.k_major)
+            && by_tma
+    };
     let work = |p: &Plan, c| persistent::busiest_sm_work(p, c, sm_count, ov.tail_split);
-    let rounds = tile_count(&t, narrow) > sm_count as u64 && persistent::holds_all_n(&t, narrow);
-    (NARROW_KERNELS.contains(narrow) && (rounds || work(&t, narrow) < work(plan, cfg)))
-        .then_some((t, narrow))
+    let rounds = plan.m <= 160
+        && tile_count(&t, side) > sm_count as u64
+        && persistent::holds_all_n(&t, side);
+    (fits && (rounds || work(&t, side) < work(plan, cfg))).then_some((t, side))
 }
 
-/// [`weight_side_narrow`] the other way round: 129-160 columns of tokens against the weight
+/// [`weight_side`] the other way round: 129-160 columns of tokens against the weight
 /// on M (a row-major `y`), whose transpose `t` would run on the persistent tile `cfg` with
 /// the tokens on M, stay as planned where a narrow tile over the weight puts less work on the
 /// busiest SM (a tie transposes). At 6,144 rows 96 tiles of 128x80 against 128 of 128x96
 /// over two tiles of tokens: 0.90 of the time at 144 and 160 tokens (24.1 → 21.8 µs, H200,
-/// BENCHMARKS.md, ledger), level at 129. Bounds: as [`weight_side_narrow`]'s.
+/// BENCHMARKS.md, ledger), level at 129. Bounds: as [`weight_side`]'s.
 fn weight_stays_on_m(
     plan: &Plan,
     t: &Plan,
@@ -659,6 +685,7 @@ pub fn dispatch_plan(
             input,
             output,
             plan.fused,
+            plan.d_n_major,
         ),
         grid,
         cluster,

@@ -624,19 +624,20 @@ impl Gemm {
             // (sm90_gemm.cuh: a 16-bit D with 16-byte aligned base and strides and its
             // contiguous extent a multiple of 8; beta == 0 the kernel checks itself); a map the
             // kernel never reads otherwise. A gated D has half the product's rows (pairs along
-            // M) or columns (along N), in boxes of half a 64 x 64 box of the product.
+            // M) or columns (along N), in boxes of half a 64 x 64 box of the product. An
+            // N-major D ({N, M, L}) goes by TMA on the plain epilogue only (not gated).
             let (m, n) = (p.m as u64, p.n as u64);
             let (d_dims, d_boxes) = match e.gated {
+                _ if p.d_n_major => ([n, m], [64, 64]),
                 2 => ([m / 2, n], [32, 64]),
                 1 => ([m, n / 2], [64, 32]),
                 _ => ([m, n], [64, 64]),
             };
             let td = (cfg.path == LaunchPath::TensorMapsAndD)
                 .then(|| match TO::TMA_DTYPE {
-                    // No kernel stores an N-major D by TMA.
                     Some(dtype)
                         if cfg.may_store_d_by_tma()
-                            && !p.d_n_major
+                            && (!p.d_n_major || cfg.n_major_d)
                             && p.d.fast_aligned(8, 8, p.batch > 1) =>
                     {
                         launch::tensor_map(&operand(&p.d, dtype, d_dims, d_boxes))

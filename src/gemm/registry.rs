@@ -110,7 +110,8 @@ pub struct KernelConfig {
     /// tiles, [`NARROW_KERNELS`], whose B tile the MN-major swizzle atom does not tile).
     pub n_major_b: bool,
     /// Whether the kernel writes an N-major D, so that the dispatcher may run a problem as
-    /// its transpose on it ([`Plan::transposed`](super::plan::Plan::transposed)).
+    /// its transpose on it ([`Plan::transposed`](super::plan::Plan::transposed)); on the
+    /// persistent Hopper tiles with the operands [`KernelConfig::takes_n_major_d`] names.
     pub n_major_d: bool,
     /// Which launches with a fused epilogue ([`Plan::fused`](super::plan::Plan::fused))
     /// take entry points of their own, `ferrocute_<name>_epi_...` ([`kernel_name`]), whose
@@ -124,6 +125,28 @@ pub struct KernelConfig {
 }
 
 impl KernelConfig {
+    /// Whether the kernel writes an N-major D with operands of these orders:
+    /// [`Self::n_major_d`], and on the persistent Hopper tiles a K-major B (the narrow tiles
+    /// read no other), on a tile of whole boxes a K-major A too (its `_nd` entry points,
+    /// [`kernel_name`], which also take a 16-bit D only).
+    ///
+    /// ```
+    /// use ferrocute::gemm::registry::{NARROW_KERNELS, PERSISTENT_KERNELS, SKINNY_KERNELS};
+    /// let pp192 = PERSISTENT_KERNELS[1].config;
+    /// assert!(pp192.takes_n_major_d(true, true) && !pp192.takes_n_major_d(false, true));
+    /// assert!(NARROW_KERNELS[0].takes_n_major_d(false, true));
+    /// assert!(!PERSISTENT_KERNELS[2].config.takes_n_major_d(true, true));
+    /// assert!(SKINNY_KERNELS[0].takes_n_major_d(false, false));
+    /// ```
+    pub const fn takes_n_major_d(&self, a_k_major: bool, b_k_major: bool) -> bool {
+        self.n_major_d
+            && match self.grid {
+                GridKind::Persistent if self.may_store_d_by_tma() => a_k_major && b_k_major,
+                GridKind::Persistent => b_k_major,
+                _ => true,
+            }
+    }
+
     /// Whether the kernel may store D by TMA (in 64-column boxes of its tensor map for D):
     /// the persistent Hopper tiles but the narrow ones (`Sm90Config::BOXES`), which take the
     /// general epilogue. The host encodes D's map only for these.
@@ -243,7 +266,7 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
         path: LaunchPath::TensorMapsAndD,
         can_split_tail: C::SCHEDULE <= 1 && C::CLUSTER_M == 1,
         n_major_b: C::BOXES,
-        n_major_d: !C::BOXES,
+        n_major_d: C::N_MAJOR_D,
         fused_entries: if C::FUSED_ENTRIES {
             FusedEntries::KMajor16
         } else {
@@ -489,22 +512,26 @@ pub fn repack_entry(elem_bytes: u64, transpose: bool) -> &'static str {
 
 /// Entry-point name: `ferrocute_<cfg>_<am><bm>_<in>_<out>`, `am` in {k,m}, `bm` in {k,n};
 /// `ferrocute_<cfg>_epi_...` for a launch with a fused epilogue where
-/// [`KernelConfig::fused_entries`] has one.
+/// [`KernelConfig::fused_entries`] has one; `ferrocute_<cfg>_nd_...` for an N-major D
+/// (`d_n_major`) on a tile of whole boxes ([`KernelConfig::takes_n_major_d`]).
 ///
 /// ```
 /// use ferrocute::gemm::registry::{kernel_name, PERSISTENT_KERNELS, SIMPLE_KERNEL, SKINNY_KERNELS};
-/// assert_eq!(kernel_name(&SIMPLE_KERNEL, true, false, "bf16", "f32", true),
+/// assert_eq!(kernel_name(&SIMPLE_KERNEL, true, false, "bf16", "f32", true, false),
 ///            "ferrocute_gemm_simple_kn_bf16_f32");
-/// assert_eq!(kernel_name(&SKINNY_KERNELS[0], true, true, "bf16", "bf16", true),
+/// assert_eq!(kernel_name(&SKINNY_KERNELS[0], true, true, "bf16", "bf16", true, true),
 ///            "ferrocute_sm90_skinny16_w8_epi_kk_bf16_bf16");
 /// let pp = &PERSISTENT_KERNELS[0].config;
-/// assert_eq!(kernel_name(pp, true, true, "bf16", "bf16", true),
+/// assert_eq!(kernel_name(pp, true, true, "bf16", "bf16", true, false),
 ///            format!("ferrocute_{}_epi_kk_bf16_bf16", pp.name));
 /// // An M-major A, or an f32 D: the plain entry point applies the epilogue.
-/// assert_eq!(kernel_name(pp, false, true, "bf16", "bf16", true),
+/// assert_eq!(kernel_name(pp, false, true, "bf16", "bf16", true, false),
 ///            format!("ferrocute_{}_mk_bf16_bf16", pp.name));
-/// assert_eq!(kernel_name(pp, true, true, "bf16", "f32", true),
+/// assert_eq!(kernel_name(pp, true, true, "bf16", "f32", true, false),
 ///            format!("ferrocute_{}_kk_bf16_f32", pp.name));
+/// let pp192 = &PERSISTENT_KERNELS[1].config;
+/// assert_eq!(kernel_name(pp192, true, true, "bf16", "bf16", false, true),
+///            format!("ferrocute_{}_nd_kk_bf16_bf16", pp192.name));
 /// ```
 pub fn kernel_name(
     cfg: &KernelConfig,
@@ -513,6 +540,7 @@ pub fn kernel_name(
     input: &str,
     output: &str,
     fused: bool,
+    d_n_major: bool,
 ) -> String {
     let am = if a_k_major { 'k' } else { 'm' };
     let bm = if b_k_major { 'k' } else { 'n' };
@@ -521,8 +549,14 @@ pub fn kernel_name(
         FusedEntries::Every => true,
         FusedEntries::KMajor16 => a_k_major && b_k_major && input == output,
     };
-    let epi = if fused && has_epi { "_epi" } else { "" };
-    format!("ferrocute_{}{epi}_{am}{bm}_{input}_{output}", cfg.name)
+    let entry = if d_n_major && cfg.may_store_d_by_tma() {
+        "_nd"
+    } else if fused && has_epi {
+        "_epi"
+    } else {
+        ""
+    };
+    format!("ferrocute_{}{entry}_{am}{bm}_{input}_{output}", cfg.name)
 }
 
 /// Whether a GPU of compute capability `cc` can run `cfg`: its module has a cubin for that

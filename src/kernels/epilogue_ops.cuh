@@ -242,7 +242,7 @@ __device__ __forceinline__ void epi_act8(float (&x)[8], int32_t act) {
 // Step by step over the 8 values, the vectors loaded first: one uniform branch per step and
 // 8 independent loads instead of a branch chain and a dependent load per value (which left
 // the warps waiting on latency). Unrolled (a rolled loop put v in local memory); the sm90
-// kernels reach it from one call site per store path (store_epi8).
+// kernels reach it from one call site per store path (store_epi8, store_chunk_rows_fused).
 __device__ __forceinline__ void epi_rows8(float (&v)[8], const float (&c)[8], int m, int n,
                                           EpiArgs const& e) {
   float x[8], w[8];

@@ -4,7 +4,7 @@
 // Problem (CuTe's GEMM convention, all column-major in the BLAS sense for D/C):
 //   D(m,n,l) = alpha * sum_k A(m,k,l) * B(n,k,l) + beta * C(m,n,l)
 //   A is (M,K), B is (N,K), C and D are (M,N) with strides (1, ldc), or (ldc, 1) where
-//   d_n_major is set (the small-M kernels only: a row-major C written in place).
+//   d_n_major is set (a row-major C written in place; the kernels that take it: below).
 //   The kernel's template parameter says which mode of A and B has unit stride:
 //     K-major A:  A(m,k) = a[m*lda + k]      M-major A: A(m,k) = a[m + k*lda]
 //     K-major B:  B(n,k) = b[n*ldb + k]      N-major B: B(n,k) = b[n + k*ldb]
@@ -41,8 +41,9 @@ struct GemmParams {
   void* workspace;
   int32_t tail_tiles;
   int32_t tail_splits;
-  // 1: C and D are N-major (D(m,n) = d[m*ldd + n]); only sm90_skinny and sm90_splitk
-  // take it, every other kernel traps on it.
+  // 1: C and D are N-major (D(m,n) = d[m*ldd + n]); sm90_skinny, sm90_splitk, the narrow
+  // sm90 tiles and the K-major-B entry points of an sm90 tile whose config sets NMajorD
+  // take it (KernelConfig::n_major_d); every other kernel traps on it.
   int32_t d_n_major;
   // The fused epilogue (epilogue_ops.cuh): activation, a bias and a scale vector along M
   // or N (axis 0: none), their element types, where the scale applies and the gating.

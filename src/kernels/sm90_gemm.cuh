@@ -140,7 +140,8 @@
 //   (offset 384); cuLaunchKernel's kernelParams = {&params, &tma_a, &tma_b, &tma_d}.
 //   needs cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem) before launch.
 //   The kernel traps if launched with less dynamic smem than it needs, with blockDim != 384,
-//   or with an N-major D (d_n_major) on a tile of whole 64-column boxes.
+//   or with an N-major D (d_n_major) on an entry point that does not write one (a tile of
+//   whole 64-column boxes, but for its `_nd` entry points).
 //   tiles == 0 (M, N or batch == 0): do not launch.  K == 0 is allowed (D = beta*C).
 //
 // Built by ferrocute-kernels (crates/kernels/src/build): see the module registry for flags.

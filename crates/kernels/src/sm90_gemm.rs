@@ -39,6 +39,12 @@ pub trait Sm90Config {
     /// CTAs per cluster along M (1 or 2): with 2, M-adjacent tiles share their B tile, each
     /// CTA loading half of it and multicasting it to both.
     const CLUSTER_M: usize;
+    /// Whether the tile writes an N-major D, so that `y = x·Wᵀ` with the tokens on M can run
+    /// as its transpose, the weight on M and the tokens in one tile of N: always on a narrow
+    /// tile (not [`Self::BOXES`]; general epilogue, K-major B), and on a tile of whole
+    /// 64-column boxes that asks for it, from `_nd` entry points of their own (K-major A and
+    /// B, 16-bit D; by TMA), which keep that code out of the plain ones.
+    const N_MAJOR_D: bool;
     /// 128-byte-swizzled GMMA atom for K-major operands: `Sw<3,4,3> o (8,64):(64,1)`.
     type SmemAtomK: Operand;
     /// 128-byte-swizzled GMMA atom for MN-major operands: `Sw<3,4,3> o (64,8):(1,64)`.
@@ -251,7 +257,8 @@ macro_rules! sm90_config {
     (@or $default:literal $value:literal) => { $value };
     ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$bm:literal, $bn:literal, $bk:literal],
      $stages:literal, $schedule:literal, $cluster_m:literal $(, parts = $parts:literal)?
-     $(, raster = $raster:literal)? $(, epi_n = $epi_n:literal)?) => {
+     $(, raster = $raster:literal)? $(, epi_n = $epi_n:literal)?
+     $(, n_major_d = $n_major_d:literal)?) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $ty;
@@ -265,6 +272,7 @@ macro_rules! sm90_config {
             const SCHEDULE: usize = $schedule;
             const CLUSTER_M: usize = $cluster_m;
             const STAGE_PARTS: usize = 1 $(* $parts)?;
+            const N_MAJOR_D: bool = sm90_config!(@or false $($n_major_d)?) || $bn % 64 != 0;
             type SmemAtomK = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((8,64):(64,1))>;
             type SmemAtomMN = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((64,8):(1,64))>;
         }
@@ -298,9 +306,10 @@ sm90_config!(
     /// two thirds as many tiles, which the dispatcher weighs against the others' waves
     /// (`ferrocute::gemm::registry::PERSISTENT_KERNELS`). Its warpgroup holds 192 accumulators per
     /// thread within the 232 registers it is given; ptxas spills a few of the epilogue's
-    /// addresses, none in the main loop.
+    /// addresses, none in the main loop. Writes an N-major D ([`Sm90Config::N_MAJOR_D`]):
+    /// 161-192 tokens of `y = x·Wᵀ` in one tile of N.
     Sm90_128x192x64S4Pp, "sm90_128x192x64_s4_pp", "Sm90Cfg_128x192x64_s4_pp",
-    [128, 192, 64], 4, 1, 1
+    [128, 192, 64], 4, 1, 1, n_major_d = true
 );
 
 sm90_config!(
@@ -348,9 +357,9 @@ sm90_config!(
 
 /// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
 pub fn render_sm90_header() -> String {
-    /// A configuration's struct and list entry, its launch checks, and its entry in the list
-    /// of those with `_epi` entry points.
-    type Parts = ((String, String), String, Option<String>);
+    /// A configuration's struct and list entry, its launch checks, and its entries in the
+    /// lists of those with `_epi` and `_nd` entry points.
+    type Parts = ((String, String), String, Option<String>, Option<String>);
     fn parts<C: Sm90Config>() -> Parts {
         let st = C::STRUCT;
         let smem_need = format!("ferrocute::sm90::smem_bytes<{st}>()");
@@ -363,7 +372,8 @@ pub fn render_sm90_header() -> String {
         );
         let args = hopper_entry(C::NAME, st);
         let epi = C::FUSED_ENTRIES.then(|| format!(" \\\n  X({args})"));
-        ((render_sm90::<C>(), args), checks, epi)
+        let nd = (C::N_MAJOR_D && C::BOXES).then(|| format!(" \\\n  X({args})"));
+        ((render_sm90::<C>(), args), checks, epi, nd)
     }
     // The tiles with entry points for both majornesses of B, then those for a K-major B only.
     let (boxed, narrow): (Vec<Parts>, Vec<Parts>) = (
@@ -381,14 +391,20 @@ pub fn render_sm90_header() -> String {
             parts::<Sm90_128x160x64S5Coop>(),
         ],
     );
-    let (mut entries, mut checks, mut epi_list, mut b_k_list) =
-        (Vec::new(), Vec::new(), String::new(), String::new());
-    for (entry, check, epi) in boxed {
+    let (mut entries, mut checks, mut epi_list, mut nd_list, mut b_k_list) = (
+        Vec::new(),
+        Vec::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    );
+    for (entry, check, epi, nd) in boxed {
         entries.push(entry);
         checks.push(check);
         epi_list.extend(epi);
+        nd_list.extend(nd);
     }
-    for ((body, args), check, _) in narrow {
+    for ((body, args), check, _, _) in narrow {
         entries.push((body, String::new()));
         b_k_list += &format!(" \\\n  X({args})");
         checks.push(check);
@@ -396,4 +412,5 @@ pub fn render_sm90_header() -> String {
     render_header(GMMA_INCLUDES, "FERROCUTE_SM90_CONFIGS", &entries, &checks)
         + &format!("\n#define FERROCUTE_SM90_B_K_CONFIGS(X){b_k_list}\n")
         + &format!("\n#define FERROCUTE_SM90_EPI_CONFIGS(X){epi_list}\n")
+        + &format!("\n#define FERROCUTE_SM90_ND_CONFIGS(X){nd_list}\n")
 }

@@ -390,14 +390,15 @@ __device__ __forceinline__ void store_chunk_rows(const float* stg, int wtid, int
 // Epilogue of one 64-row slab (one m64nBNk16 accumulator fragment, BN/2 floats per thread)
 // of one consumer warpgroup: registers -> padded smem staging (EpiN columns at a time) ->
 // 16-byte global stores of 8 consecutive rows (D column-major, M unit stride), or for an
-// N-major D (narrow tiles only, see gemm_kernel) of 8 consecutive columns (store_chunk_rows)
-// where its rows allow them, else one store a value, a warp's along a row.
+// N-major D (NMajorD: the narrow tiles, the `_nd` entry points) of 8 consecutive columns
+// (store_chunk_rows, narrow tiles only) where its rows allow them, else one store a value,
+// a warp's along a row.
 // Uses named barrier bar_id over the 128 threads of the warpgroup. in_regs: the fragment
 // already holds D (a narrow tile's epi_slab_in_registers, alpha included), stored as it is.
 // On the narrow tiles rows before m_own (a multiple of 8; a shifted last tile's overlap) are
 // not stored (the others skip whole slabs instead).
 // ---------------------------------------------------------------------------------
-template <int BN, int EpiN, class Out, class Frag>
+template <int BN, int EpiN, bool NMajorD, class Out, class Frag>
 __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int bar_id, int wtid,
                                                 int m_base, int m_own, int n_base, int skip,
                                                 int64_t l, GemmParams const& p, bool d_vec,
@@ -408,9 +409,12 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
   //   row = 16*warp + lane/4 + 8*v1,  col = 8*j + 2*(lane%4) + v0
   const int frag_row = 16 * wwarp + lane / 4;
   const int frag_col = 2 * (lane % 4);
-  // Only the narrow tiles write an N-major D (the others trap on it): their code alone.
-  constexpr bool kNMajorD = BN % 64 != 0;
-  const bool n_major = kNMajorD && p.d_n_major;
+  const bool n_major = NMajorD && p.d_n_major;
+  // By rows (store_chunk_rows, store_chunk_rows_fused) on the narrow tiles only: on the
+  // 128x192 tile, whose 192 accumulators leave no registers to spare, that code spilled 2.4
+  // KB more a thread and its stores took 1.2-1.4x RM's time; an N-major D goes by TMA there
+  // (tma_epilogue_pass_n_major), else one value a thread.
+  constexpr bool kByRows = NMajorD && BN % 64 != 0;
   if (epi_active(p) && !in_regs) {
     // The fused epilogue: a run-time loop over the chunks, so that its stores are in the
     // kernel once per slab site rather than once per chunk.
@@ -418,7 +422,7 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
     for (int c = skip / EpiN; c < BN / EpiN; ++c) {
       stage_chunk_at<0, BN / EpiN, EpiN>(c, acc, stg, frag_row, frag_col);
       named_bar_sync(bar_id, 128);
-      store_chunk_fused<EpiN, kNMajorD, Out>(stg, wtid, m_base, m_own, n_base + c * EpiN, l, p,
+      store_chunk_fused<EpiN, kByRows, Out>(stg, wtid, m_base, m_own, n_base + c * EpiN, l, p,
                                              d_vec, c_vec);
       named_bar_sync(bar_id, 128);
     }
@@ -427,7 +431,7 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
   const float alpha = in_regs ? 1.0f : p.alpha;
   // An N-major D whose rows allow 16-byte accesses goes out along its rows; otherwise a
   // warp stores 32 columns of one row at a time (one value a thread, 64 bytes of bf16).
-  if (n_major && d_vec && (p.beta == 0.0f || c_vec)) {
+  if (kByRows && n_major && d_vec && (p.beta == 0.0f || c_vec)) {
     CUTE_UNROLL
     for (int c = 0; c < BN / EpiN; ++c) {
       if (c * EpiN < skip) continue;
@@ -451,7 +455,7 @@ __device__ __forceinline__ void epilogue_rows64(Frag const& acc, float* stg, int
       const int mb = at.x, col = at.y;
       const int gm = m_base + mb * 8;
       const int gn = n_base + c * EpiN + col;
-      if (gn < N && (!kNMajorD || gm >= m_own) && gm < M) {
+      if (gn < N && (!kByRows || gm >= m_own) && gm < M) {
         float v[8];
         staged_rows8(v, stg, col, mb);
         if (n_major)
@@ -613,11 +617,59 @@ __device__ __forceinline__ void tma_epilogue_pass(Frag const& acc, int q0, uint8
   }
 }
 
-// Whether the epilogue stores D by TMA (tma_d): the fast epilogue applies and M % 8 == 0
-// (TMA clips a box only at whole 16-byte pieces of its contiguous mode, so with M % 8 != 0
-// it would write rows past M). The host encodes tma_d whenever this can hold.
-__device__ __forceinline__ bool tma_epilogue(GemmParams const& p, bool fast) {
-  return fast && p.m % 8 == 0;
+// stmatrix.x4 (not transposed): lane t addresses row t%8 of matrix t/8, which receives 8
+// consecutive 16-bit values of one fragment row (the lane's register holds 2 of them).
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t const (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+               ::"r"(addr), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+
+// tma_epilogue_pass for an N-major D (GemmParams::d_n_major; the `_nd` entry points): the slab's
+// NCols columns from 16-column group q0, times alpha, as 16-bit values into `buf` in boxes of
+// 64 rows of 128 bytes (64 columns, N unit stride) in TMA's 128-byte swizzle (16-byte piece j
+// of row r at r*128 + (j ^ r%8)*16), then the TMA stores each box at (n0 + 64b, m0) through
+// tma_d, a map over D's rows (the host encodes it N first for an N-major D). One
+// stmatrix.x4 a 16-column group: its 4 matrices are rows 0-7 and 8-15 of the warp's 16 by
+// columns 0-7 and 8-15, the same registers as stmatrix_cols's, untransposed.
+template <int NCols, int Pending, class Out, class Frag>
+__device__ __forceinline__ void tma_epilogue_pass_n_major(Frag const& acc, int q0, uint8_t* buf,
+                                                          int bar_id, int wtid, int m0, int n0,
+                                                          int l, float alpha,
+                                                          CUtensorMap const* tma_d) {
+  static_assert(NCols % 64 == 0, "whole 64-column boxes");
+  if (wtid == 0) tma_store_wait<Pending>();
+  named_bar_sync(bar_id, 128);   // buf is free
+  const int lane = wtid % 32;
+  const int r = 16 * (wtid / 32) + 8 * ((lane / 8) % 2) + lane % 8;   // this lane's row
+  const uint32_t row_addr = cast_smem_ptr_to_uint(buf) + uint32_t(r * 128);
+  CUTE_UNROLL
+  for (int q = 0; q < NCols / 16; ++q) {
+    uint32_t regs[4];
+    CUTE_UNROLL
+    for (int mtx = 0; mtx < 4; ++mtx) {
+      const int i = 4 * (2 * (q0 + q) + mtx / 2) + 2 * (mtx % 2);
+      regs[mtx] = pack16x2<Out>(alpha * acc(i), alpha * acc(i + 1));
+    }
+    const int piece = 2 * (q % 4) + lane / 16;   // 16-byte piece of the row within its box
+    stmatrix_x4(row_addr + uint32_t((q / 4) * kTmaBoxBytes + ((piece ^ (r % 8)) * 16)), regs);
+  }
+  tma_store_fence();   // this thread's writes, visible to the TMA (async proxy)
+  named_bar_sync(bar_id, 128);
+  if (wtid == 0) {
+    CUTE_UNROLL
+    for (int b = 0; b < NCols / 64; ++b)
+      SM90_TMA_STORE_3D::copy(tma_d, buf + b * kTmaBoxBytes, n0 + 64 * b, m0, l);
+    tma_store_arrive();
+  }
+}
+
+// Whether the epilogue stores D by TMA (tma_d): the fast epilogue applies and D's contiguous
+// extent (M, or N where d_n_major) is a multiple of 8 (TMA clips a box only at whole 16-byte
+// pieces of its contiguous mode, so otherwise it would write past it). The host encodes tma_d
+// whenever this can hold.
+__device__ __forceinline__ bool tma_epilogue(GemmParams const& p, bool fast, bool d_n_major) {
+  return fast && (d_n_major ? p.n : p.m) % 8 == 0;
 }
 
 // Whether the 16-bit fast epilogue applies: beta == 0 (C is not read), 16-byte stores and
@@ -635,7 +687,7 @@ __device__ __forceinline__ bool fast_epilogue(GemmParams const& p, bool d_vec) {
 // 64: a shifted last tile of N, see gemm_kernel) are the tile before's and are not stored,
 // as are rows before m_own on the narrow tiles (epilogue_rows64). in_regs: as
 // epilogue_rows64.
-template <int BN, int EpiN, class Out, class Frag>
+template <int BN, int EpiN, bool NMajorD, class Out, class Frag>
 __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int bar_id, int wtid,
                                               int m_base, int m_own, int n_base, int skip,
                                               int64_t l,
@@ -648,10 +700,14 @@ __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int b
       for (int c = 0; c < BN / 64; ++c) {
         if (64 * c < skip) continue;
         // The ring slot turns only with a store: the one skipped leaves no group in flight.
-        tma_epilogue_pass<64, kTmaRingBoxes - 1, Out>(
-            acc, 4 * c,
-            reinterpret_cast<uint8_t*>(stg) + (pass % kTmaRingBoxes) * kTmaBoxBytes, bar_id,
-            wtid, m_base, n_base + 64 * c, int(l), p.alpha, tma_d);
+        uint8_t* const slot =
+            reinterpret_cast<uint8_t*>(stg) + (pass % kTmaRingBoxes) * kTmaBoxBytes;
+        if (NMajorD && p.d_n_major)
+          tma_epilogue_pass_n_major<64, kTmaRingBoxes - 1, Out>(
+              acc, 4 * c, slot, bar_id, wtid, m_base, n_base + 64 * c, int(l), p.alpha, tma_d);
+        else
+          tma_epilogue_pass<64, kTmaRingBoxes - 1, Out>(acc, 4 * c, slot, bar_id, wtid, m_base,
+                                                        n_base + 64 * c, int(l), p.alpha, tma_d);
         ++pass;
       }
       return;
@@ -662,7 +718,7 @@ __device__ __forceinline__ void epilogue_slab(Frag const& acc, float* stg, int b
       return;
     }
   }
-  epilogue_rows64<BN, EpiN, Out>(acc, stg, bar_id, wtid, m_base, m_own, n_base, skip, l, p,
+  epilogue_rows64<BN, EpiN, NMajorD, Out>(acc, stg, bar_id, wtid, m_base, m_own, n_base, skip, l, p,
                                  d_vec, c_vec, in_regs);
 }
 

@@ -33,7 +33,11 @@ using namespace cute;
 // (KernelConfig::fused_entries): the fused epilogue's unrolled and gated TMA forms, and no
 // plain store path. The plain entry points keep only the rolled form: the unrolled code in
 // them cost their plain launches 4-26% (2048^3 0.99 -> 0.75 of cuBLAS).
-template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out, bool Epi>
+// ND: the `_nd` entry points of a tile of whole boxes, which write an N-major D
+// (GemmParams::d_n_major): by TMA where the plain TMA epilogue applies, else through the
+// general epilogue one value a thread. Apart from the plain ones, in whose 128x192 tile the
+// code spilled 2.4-4 KB more a thread and cost 3-5% at 3072x3072x4096.
+template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out, bool Epi, bool ND>
 __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap const* tma_a,
                                             CUtensorMap const* tma_b, CUtensorMap const* tma_d) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -87,13 +91,20 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // Staged epilogue: the consumer warps leave the 16-bit tile in shared memory and go on
   // with the next tile while warps 1-3 of the producer warpgroup store it.
   constexpr int kConsumerWarps = 8, kStorerWarps = 3;
+  // Which entry points write an N-major D (the others trap on it): the narrow tiles' and
+  // the `_nd` ones.
+  static_assert(!ND || (kBoxes && !Epi && !kStaged), "_nd entry points: whole boxes, plain");
+  constexpr bool kNMajorD = !kBoxes || ND;
+  const bool d_n_major = kNMajorD && p.d_n_major;
   const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
   const bool c_vec = vec_ok<Out>(p.c, p.ldc, p.batch_stride_c);
-  const bool fast = kBoxes && !Epi && fast_epilogue<Out>(p, d_vec);
-  const bool tma_epi = tma_epilogue(p, fast);
+  const bool fast16 = kBoxes && !Epi && fast_epilogue<Out>(p, d_vec);
+  const bool tma_epi = tma_epilogue(p, fast16, d_n_major);
+  // The 16-bit epilogue without TMA writes an M-major D only.
+  const bool fast = fast16 && !d_n_major;
   // The staged schedule's buffer is not laid out as the TMA ring: its fused launches take
   // the general epilogue.
-  const bool tma_fused = kBoxes && !kStaged && tma_fused_epilogue<Out, Epi>(p, d_vec);
+  const bool tma_fused = kBoxes && !kStaged && !d_n_major && tma_fused_epilogue<Out, Epi>(p, d_vec);
   // A narrow tile applies the unrolled fused epilogues in registers, then stores as plain.
   const bool epi_regs = !kBoxes && epi_in_registers(p);
 
@@ -111,7 +122,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
   if (tid == 0) {
     if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(smem_bytes<Cfg>()) ||
-        (CM > 1 && cluster_nctarank() != uint32_t(CM)) || (kBoxes && p.d_n_major))
+        (CM > 1 && cluster_nctarank() != uint32_t(CM)) || (!kNMajorD && p.d_n_major))
       __trap();
     for (int s = 0; s < S; ++s) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
@@ -338,7 +349,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       }
       if constexpr (!kBoxes)
         if (epi_regs) epi_slab_in_registers<BN>(accum, wtid, n0, sb, epi_args(p));
-      epilogue_slab<BN, EpiN, Out>(accum, stg, 1 + cwg, wtid, m0, tc.m * BM, n0, cshift,
+      epilogue_slab<BN, EpiN, kNMajorD, Out>(accum, stg, 1 + cwg, wtid, m0, tc.m * BM, n0, cshift,
                                    int64_t(tc.l), p, fast, tma_epi, d_vec, c_vec, tma_d,
                                    epi_pass, epi_regs);
     }
@@ -424,7 +435,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       CUTE_UNROLL
       for (int mi = 0; mi < BM / 64; ++mi) {
         if (mi * 64 + 64 <= shift) continue;
-        epilogue_slab<BN, EpiN, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
+        epilogue_slab<BN, EpiN, kNMajorD, Out>(accum(_, mi, _0{}), stg, 1 + cwg, wtid,
                                      tc.m * BM - shift + mi * 64, tc.m * BM, tc.n * BN - cshift,
                                      cshift,
                                      int64_t(tc.l), p, fast,
@@ -458,19 +469,23 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 #define FERROCUTE_SM90_CAT_(a, b) a##b
 #define FERROCUTE_SM90_CAT(a, b) FERROCUTE_SM90_CAT_(a, b)
 
-#define FERROCUTE_SM90_ENTRY(fname, Cfg, am, bm, in, out, epi)                                 \
+#define FERROCUTE_SM90_ENTRY(fname, Cfg, am, bm, in, out, epi, nd)                             \
   extern "C" __global__ void __launch_bounds__(384, 1)                                         \
       fname(const GemmParams params, const __grid_constant__ CUtensorMap tma_a,                \
             const __grid_constant__ CUtensorMap tma_b,                                         \
             const __grid_constant__ CUtensorMap tma_d) {                                       \
     ferrocute::sm90::gemm_kernel<Cfg, FERROCUTE_SM90_MAJ_##am, FERROCUTE_SM90_MAJ_##bm,        \
-                                 FERROCUTE_SM90_TY_##in, FERROCUTE_SM90_TY_##out, epi>(        \
+                                 FERROCUTE_SM90_TY_##in, FERROCUTE_SM90_TY_##out, epi, nd>(    \
         params, &tma_a, &tma_b, &tma_d);                                                       \
   }
 #define FERROCUTE_SM90_DEFINE(cfgname, Cfg, am, bm, in, out)                                   \
   FERROCUTE_SM90_ENTRY(ferrocute_sm90_##cfgname##_##am##bm##_##in##_##out, Cfg, am, bm, in,    \
-                       out, false)
+                       out, false, false)
 // The fused launches' entry point (gemm_kernel's Epi): ferrocute_sm90_<cfg>_epi_<am><bm>_...
 #define FERROCUTE_SM90_DEFINE_EPI(cfgname, Cfg, am, bm, in, out)                               \
   FERROCUTE_SM90_ENTRY(ferrocute_sm90_##cfgname##_epi_##am##bm##_##in##_##out, Cfg, am, bm,    \
-                       in, out, true)
+                       in, out, true, false)
+// An N-major D's entry point (gemm_kernel's ND): ferrocute_sm90_<cfg>_nd_<am><bm>_...
+#define FERROCUTE_SM90_DEFINE_ND(cfgname, Cfg, am, bm, in, out)                                \
+  FERROCUTE_SM90_ENTRY(ferrocute_sm90_##cfgname##_nd_##am##bm##_##in##_##out, Cfg, am, bm,     \
+                       in, out, false, true)
