@@ -515,9 +515,10 @@ fn few_rows_take_the_wide_split_k_tile_from_a_quarter_wave() {
 /// of 0.63x the area of the 128x256 tiles that two tiles of M over the tokens take); at
 /// 6,144 rows 128x80 tiles over the weight in either order of `y` (96 tiles against 128 of
 /// 128x96 with the tokens on M). Where the tokens on M fill the SMs as well (10,240 rows:
-/// 128 tiles of 128x160), or where x is not K-major, the tokens stay on M. 161-192 tokens
-/// against 14,336 rows and more: the 128x192 pingpong tile over the weight, the tokens in one
-/// tile of N, in either order of `y` (a row-major one as planned, not moved onto M).
+/// 128 tiles of 128x160), or where x is not K-major, the tokens stay on M. 176 and 192 tokens
+/// against 14,336-57,344 rows: the 128x192 pingpong tile over the weight, the tokens in one
+/// tile of N, in either order of `y` (a row-major one as planned, not moved onto M), where it
+/// weighs less than the tokens on M.
 #[test]
 fn few_tokens_take_the_narrow_tile_over_the_weight() {
     use Order::{ColMajor as Col, RowMajor as Row};

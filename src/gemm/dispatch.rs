@@ -456,9 +456,7 @@ fn weight_side(
     let fits = if plan.m <= 160 {
         NARROW_KERNELS.contains(side)
     } else {
-        side.grid == GridKind::Persistent
-            && side.takes_n_major_d(t.a.k_major, t.b.k_major)
-            && by_tma
+        side.may_store_d_by_tma() && side.takes_n_major_d(t.a.k_major, t.b.k_major) && by_tma
     };
     let work = |p: &Plan, c| persistent::busiest_sm_work(p, c, sm_count, ov.tail_split);
     let rounds = plan.m <= 160

@@ -129,8 +129,9 @@ pub struct Plan {
     /// Whether A and B were swapped (and transposed) because C was row-major.
     pub swapped: bool,
     /// Whether C and D are N-major (`D(m,n)` at `m * ld + n`): set only by
-    /// [`Plan::transposed`], for the kernels that write either order (the small-M kernels
-    /// and the narrow persistent tiles, `KernelConfig::n_major_d`).
+    /// [`Plan::transposed`], for the kernels that write either order (the small-M kernels,
+    /// the narrow persistent tiles and the 128x192 tile's `_nd` entry points,
+    /// `KernelConfig::takes_n_major_d`).
     pub d_n_major: bool,
     /// Whether the epilogue is gated ([`plan_gated`]): D has half the product's columns of
     /// the caller's C (the kernel's N, or its M where `swapped`).

@@ -549,6 +549,9 @@ pub fn kernel_name(
         FusedEntries::Every => true,
         FusedEntries::KMajor16 => a_k_major && b_k_major && input == output,
     };
+    // An N-major D on a tile of whole boxes always names `_nd` (K-major A and B, a 16-bit D
+    // only, as the dispatch plans it): any other would fail to load, never reach the plain
+    // entry point, which traps on it.
     let entry = if d_n_major && cfg.may_store_d_by_tma() {
         "_nd"
     } else if fused && has_epi {
