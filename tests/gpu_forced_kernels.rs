@@ -205,6 +205,7 @@ fn forced_kernel_child(kernel: &str) {
                         TailSplit {
                             tiles: r as u32,
                             splits: splits as u32,
+                            stream: false,
                         }
                     } else {
                         TailSplit::default()

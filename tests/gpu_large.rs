@@ -1,10 +1,12 @@
-//! GPU tests of large problems against cuBLAS, repacked operands at size, and split tails. Run on a CUDA machine with `cargo test -- --ignored`;
+//! GPU tests of large problems against cuBLAS, repacked operands at size, split tails and
+//! stream-K. Run on a CUDA machine with `cargo test -- --ignored`;
 //! without one every test here is reported as ignored.
 
 use std::sync::Arc;
 
 use cudarc::cublas::{sys as blas_sys, CudaBlas};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
+use ferrocute::gemm::dispatch::Overrides;
 use ferrocute::gemm::geometry::TailSplit;
 use ferrocute::gemm::{MatShape, Order, OutputElem};
 use half::bf16;
@@ -310,7 +312,11 @@ fn gpu_tail_split() {
         (1537, 3000, 4100, "128x256x64_s4_coop", (24, 5)),
     ];
     for (i, &(m, n, k, tile, (tiles, splits))) in cases.iter().enumerate() {
-        let want = TailSplit { tiles, splits };
+        let want = TailSplit {
+            tiles,
+            splits,
+            stream: false,
+        };
         for la in LAYOUTS {
             for lb in LAYOUTS {
                 let mut cs = Case::sweep(0, m, n, k, 1, la, lb, Order::ColMajor);
@@ -379,7 +385,15 @@ fn gpu_swapped_few_n_tiles() {
         assert_all_match_cublas(&blas, &s, &ran, &cs);
         if h100 {
             assert!(ran.kernel.contains(tile), "{m}x{n}x{k}: {}", ran.kernel);
-            assert_eq!(ran.tail, TailSplit { tiles, splits }, "{m}x{n}x{k}");
+            assert_eq!(
+                ran.tail,
+                TailSplit {
+                    tiles,
+                    splits,
+                    stream: false
+                },
+                "{m}x{n}x{k}"
+            );
         }
     }
 }
@@ -429,6 +443,69 @@ fn gpu_tokens_on_n_of_the_128x192_tile() {
             (192, 14400, 1000, 0, Row, "128x192x64_s4_pp"),
         ],
     );
+}
+
+/// Stream-K over the last tiles (`geometry::stream_k_blocks`): 129-160 tokens of `y = x·Wᵀ`
+/// on the narrow 128x160 tile past two rounds, as the dispatch picks it (37,888 rows: 296
+/// tiles, 164 of them stream-K on 132 SMs), a row-major `y` and a column-major one (C
+/// N-major: by rows, and one value a thread at 129 tokens), K not a multiple of 64, a batch
+/// of 2; and forced (`Overrides::stream_k`) on the pingpong 128x128 and 128x192 tiles, the
+/// tokens on N and on M (the 128x192 tile's `_nd` entry points, which take a 16-bit `y`
+/// only, forced under the sanitizers in `gpu_tokens_on_n_of_the_128x192_tile`). Every element against cuBLAS (alpha 1, beta 0, f32
+/// out) and sampled elements against f64 with alpha -1.25 and beta 0.5, on one handle each,
+/// so each launch also checks that the one before left its counters zero. The kernel and
+/// the stream-K split asserted on a 132-SM Hopper GPU.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --ignored"]
+fn gpu_stream_k() {
+    use Order::{ColMajor as Col, RowMajor as Row};
+    let g = gpu();
+    let forced = g.clone().with_overrides(Overrides {
+        stream_k: Some(true),
+        ..Overrides::default()
+    });
+    let s = g.stream().clone();
+    let blas = CudaBlas::new(s.clone()).unwrap();
+    let h100 = g.compute_capability() == (9, 0) && g.sm_count() == 132;
+    let mut rng = Rng(43);
+    // (tokens, rows of W, k, batch, order of y, forced, tile)
+    for (m, n, k, batch, lc, force, tile) in [
+        (160, 37888, 3584, 1, Row, false, "128x160x64_s5_coop"),
+        (152, 37900, 2100, 1, Col, false, "128x160x64_s5_coop"),
+        (129, 34000, 2100, 1, Col, false, "128x160x64_s5_coop"),
+        (144, 20000, 2100, 2, Row, false, "128x160x64_s5_coop"),
+        (128, 28672, 4000, 1, Row, true, "128x128x64_s6_pp"),
+        (192, 28672, 4000, 1, Row, true, "128x192x64_s4_pp"),
+        (128, 40000, 4000, 1, Col, true, "128x192x64_s4_pp"),
+    ] {
+        let h = if force { &forced } else { &g };
+        let mut cs = Case {
+            m,
+            n,
+            k,
+            la: Order::RowMajor,
+            lb: Order::ColMajor,
+            lc,
+            pad: 0,
+            batch,
+            broadcast_b: false,
+            alpha: 1.0,
+            beta: 0.0,
+        };
+        let ran = run_case::<bf16, f32>(h, &mut rng, &cs, Some(512));
+        assert_all_match_cublas(&blas, &s, &ran, &cs);
+        (cs.alpha, cs.beta) = (-1.25, 0.5);
+        let scaled = run_case::<bf16, bf16>(h, &mut rng, &cs, Some(512));
+        if h100 {
+            for (what, kernel, tail) in [
+                ("plain", &ran.kernel, ran.tail),
+                ("alpha/beta", &scaled.kernel, scaled.tail),
+            ] {
+                assert!(kernel.contains(tile), "{m}x{n}x{k} {what}: {kernel}");
+                assert!(tail.stream, "{m}x{n}x{k} {what}: {tail:?}");
+            }
+        }
+    }
 }
 
 /// `(tokens, rows of W, k, padding, order of y, tile)`: each against cuBLAS with a `TO` `y`

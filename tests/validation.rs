@@ -1,6 +1,6 @@
 //! Validation and dispatch as pure functions: run anywhere, no GPU.
 
-use ferrocute::gemm::dispatch::{dispatch, select};
+use ferrocute::gemm::dispatch::{dispatch, dispatch_plan, select, Overrides};
 use ferrocute::gemm::geometry::{grid_dims, TailSplit};
 use ferrocute::gemm::registry::SIMPLE_KERNEL;
 use ferrocute::gemm::{plan, Error, GemmDesc, Matrix, Order};
@@ -311,7 +311,11 @@ fn kernel_names() {
             (ds.kernel, ds.tail),
             (
                 format!("ferrocute_sm90_{tile}_kk_bf16_bf16"),
-                TailSplit { tiles, splits }
+                TailSplit {
+                    tiles,
+                    splits,
+                    stream: false
+                }
             ),
             "{m}x{n}x{k}"
         );
@@ -416,6 +420,7 @@ fn kernel_names() {
             TailSplit {
                 tiles: n as u32 / 16,
                 splits: parts,
+                stream: false,
             }
         } else {
             TailSplit::default()
@@ -560,6 +565,79 @@ fn few_tokens_take_the_narrow_tile_over_the_weight() {
     }
 }
 
+/// The narrow tile holding all of 129-160 tokens runs its last tiles stream-K once two rounds
+/// of its tiles fill the SMs (whole rounds first, then runs over the last round and the one
+/// before: 37,888 rows are 296 tiles, 164 in runs), not at fewer rounds (28,672 rows, 224
+/// tiles), nor on other tiles unless forced (`Overrides::stream_k`), which also turns it off.
+#[test]
+fn stream_k_past_two_rounds_of_the_narrow_tile() {
+    let run = |m, n, k, ov: &Overrides| {
+        let mut d = desc(m, n, k);
+        d.c = od(m, n, Order::RowMajor, 3 << 32);
+        (d.a.ptr, d.b.ptr, d.out_bytes) = (1 << 32, 2 << 32, 2);
+        dispatch_plan(plan(&d).unwrap(), "bf16", "bf16", (9, 0), 132, ov).unwrap()
+    };
+    let stream = |tiles| TailSplit {
+        tiles,
+        splits: 2,
+        stream: true,
+    };
+    let none = Overrides::default();
+    let on = Overrides {
+        stream_k: Some(true),
+        ..none
+    };
+    let off = Overrides {
+        stream_k: Some(false),
+        ..none
+    };
+    for (m, n, k, ov, tile, tail) in [
+        (160, 37888, 3584, &none, "128x160x64_s5_coop", stream(164)),
+        (144, 59136, 8192, &none, "128x160x64_s5_coop", stream(198)),
+        (
+            160,
+            37888,
+            3584,
+            &off,
+            "128x160x64_s5_coop",
+            TailSplit::default(),
+        ),
+        (
+            160,
+            28672,
+            4096,
+            &none,
+            "128x160x64_s5_coop",
+            TailSplit::default(),
+        ),
+        (160, 28672, 4096, &on, "128x160x64_s5_coop", stream(224)),
+        (
+            192,
+            57344,
+            8192,
+            &none,
+            "128x192x64_s4_pp",
+            TailSplit::default(),
+        ),
+        (192, 57344, 8192, &on, "128x192x64_s4_pp", stream(184)),
+        // 33,792 rows: exactly two rounds, nothing to balance.
+        (
+            160,
+            33792,
+            4096,
+            &on,
+            "128x160x64_s5_coop",
+            TailSplit::default(),
+        ),
+    ] {
+        let ds = run(m, n, k, ov);
+        let what = format!("{m}x{n}x{k} {:?}: {} {:?}", ov.stream_k, ds.kernel, ds.tail);
+        assert!(ds.kernel.contains(tile), "{what}");
+        assert_eq!(ds.tail, tail, "{what}");
+        assert_eq!(ds.grid.0, 132, "{what}");
+    }
+}
+
 /// Up to 256 rows the weighing prefers a tile in whole rounds to a split tail
 /// (`kernel_names`), but not one that would span past M or N.
 #[test]
@@ -625,7 +703,6 @@ fn row_major_decode_runs_transposed() {
 /// plan (x on B, k-contiguous).
 #[test]
 fn a_forced_kernel_runs_on_the_orientation_that_takes_it() {
-    use ferrocute::gemm::dispatch::{dispatch_plan, Overrides};
     let d = GemmDesc {
         a: od(64, 4096, Order::RowMajor, 1 << 32),
         b: od(4096, 6144, Order::RowMajor, 2 << 32),
@@ -634,7 +711,7 @@ fn a_forced_kernel_runs_on_the_orientation_that_takes_it() {
         out_bytes: 2,
     };
     let run = |kernel| {
-        let ov = Overrides::parse(kernel, None, None);
+        let ov = Overrides::parse(kernel, None, None, None);
         dispatch_plan(plan(&d).unwrap(), "bf16", "bf16", (9, 0), 132, &ov).unwrap()
     };
     let own = run(None);
@@ -661,7 +738,6 @@ fn a_forced_kernel_runs_on_the_orientation_that_takes_it() {
 /// tiles runs whole.
 #[test]
 fn skinny_splits_keep_their_counters_in_the_first_kib() {
-    use ferrocute::gemm::dispatch::{dispatch_plan, Overrides};
     let ov = Overrides {
         split_k: Some(2),
         ..Overrides::default()

@@ -51,7 +51,7 @@ struct Weight {
     floor_ms: Option<f32>,
 }
 
-/// The kernel a call ran, with its K split, cluster or tail split.
+/// The kernel a call ran, with its K split, cluster, tail split or stream-K tiles.
 fn describe(d: &Dispatch) -> String {
     let name = d.kernel.trim_start_matches("ferrocute_").to_string();
     // A split-K kernel's cluster splits K, unless it spans tiles of M or N (`_mc`, `_nc`).
@@ -67,6 +67,7 @@ fn describe(d: &Dispatch) -> String {
     let name = match d.tail {
         t if t.splits == 0 => name,
         t if skinny => format!("{name} K in {} parts", t.splits),
+        t if t.stream => format!("{name} stream-K {}", t.tiles),
         t => format!("{name} tail {}x{}", t.tiles, t.splits),
     };
     let name = if d.plan.d_n_major {

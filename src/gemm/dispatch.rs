@@ -3,8 +3,8 @@
 
 use super::error::Error;
 use super::geometry::{
-    ctas_per_sm, grid_dims, persistent_k_blocks_with, skinny_parts, split_k, tile_count, TailSplit,
-    MAX_GRID_X, MAX_GRID_YZ, SKINNY_SPLIT_MAX_TILES,
+    ctas_per_sm, grid_dims, persistent_k_blocks_with, skinny_parts, split_k, stream_k_blocks,
+    tile_count, TailSplit, MAX_GRID_X, MAX_GRID_YZ, SKINNY_SPLIT_MAX_TILES,
 };
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
@@ -519,15 +519,16 @@ pub struct Dispatch {
 }
 
 /// Tuning overrides of the dispatcher, passed explicitly: the default overrides nothing.
-/// [`Overrides::from_env`] reads them from `FERROCUTE_KERNEL`, `FERROCUTE_SPLIT_K` and
-/// `FERROCUTE_TAIL_SPLIT`, as [`super::Gemm::open`] does once per handle.
+/// [`Overrides::from_env`] reads them from `FERROCUTE_KERNEL`, `FERROCUTE_SPLIT_K`,
+/// `FERROCUTE_TAIL_SPLIT` and `FERROCUTE_STREAM_K`, as [`super::Gemm::open`] does once per
+/// handle.
 ///
 /// ```
 /// use ferrocute::gemm::dispatch::Overrides;
-/// let o = Overrides::parse(Some("sm90_128x128x64_s6_pp"), Some("2"), Some("0"));
+/// let o = Overrides::parse(Some("sm90_128x128x64_s6_pp"), Some("2"), Some("0"), Some("1"));
 /// assert_eq!(o.kernel.map(|c| c.name), Some("sm90_128x128x64_s6_pp"));
-/// assert_eq!((o.split_k, o.tail_split), (Some(2), Some(false)));
-/// assert_eq!(Overrides::parse(Some("nope"), Some("9"), Some("x")), Overrides::default());
+/// assert_eq!((o.split_k, o.tail_split, o.stream_k), (Some(2), Some(false), Some(true)));
+/// assert_eq!(Overrides::parse(Some("nope"), Some("9"), Some("x"), Some("2")), Overrides::default());
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Overrides {
@@ -539,6 +540,9 @@ pub struct Overrides {
     /// Never split a persistent kernel's last round (`false`), or always into the most
     /// parts (`true`).
     pub tail_split: Option<bool>,
+    /// Never run a persistent kernel's last tiles stream-K (`false`), or wherever it applies
+    /// ([`stream_k_blocks`]; `true`).
+    pub stream_k: Option<bool>,
 }
 
 impl Overrides {
@@ -549,26 +553,30 @@ impl Overrides {
             var("FERROCUTE_KERNEL").as_deref(),
             var("FERROCUTE_SPLIT_K").as_deref(),
             var("FERROCUTE_TAIL_SPLIT").as_deref(),
+            var("FERROCUTE_STREAM_K").as_deref(),
         )
     }
 
     /// Overrides from the variables' texts: a kernel name from the tables, a split of 1 to 8
-    /// (the split-K clusters take 1, 2, 4 or 8 only), and `0` or `1`.
+    /// (the split-K clusters take 1, 2, 4 or 8 only), and `0` or `1` (twice).
     pub fn parse(
         kernel: Option<&str>,
         split_k: Option<&str>,
         tail_split: Option<&str>,
+        stream_k: Option<&str>,
     ) -> Overrides {
+        let switch = |v: Option<&str>| match v {
+            Some("0") => Some(false),
+            Some("1") => Some(true),
+            _ => None,
+        };
         Overrides {
             kernel: kernel.and_then(|name| all_kernels().find(|c| c.name == name)),
             split_k: split_k
                 .and_then(|v| v.parse().ok())
                 .filter(|s| (1..=8).contains(s)),
-            tail_split: match tail_split {
-                Some("0") => Some(false),
-                Some("1") => Some(true),
-                _ => None,
-            },
+            tail_split: switch(tail_split),
+            stream_k: switch(stream_k),
         }
     }
 }
@@ -643,7 +651,17 @@ pub fn dispatch_plan(
         _ => cfg.cluster_m.max(1),
     };
     let tail = match cfg.grid {
-        GridKind::Persistent => persistent_k_blocks_with(&plan, cfg, sm_count, ov.tail_split).1,
+        GridKind::Persistent => {
+            let (blocks, split) = persistent_k_blocks_with(&plan, cfg, sm_count, ov.tail_split);
+            let stream = match ov.stream_k {
+                Some(false) => None,
+                Some(true) => stream_k_blocks(&plan, cfg, sm_count),
+                None => stream_k_blocks(&plan, cfg, sm_count).filter(|&(b, _)| {
+                    b < blocks && persistent::takes_stream_k(&plan, cfg, sm_count)
+                }),
+            };
+            stream.map_or(split, |(_, s)| s)
+        }
         GridKind::Skinny => {
             let parts = ov
                 .split_k
@@ -654,6 +672,7 @@ pub fn dispatch_plan(
                 Ok(t) if parts > 1 && tiles <= SKINNY_SPLIT_MAX_TILES => TailSplit {
                     tiles: t,
                     splits: parts,
+                    stream: false,
                 },
                 _ => TailSplit::default(),
             }

@@ -12,15 +12,18 @@ pub(crate) fn tile_count(plan: &Plan, c: &KernelConfig) -> u64 {
         * plan.batch.max(1) as u64
 }
 
-/// How a persistent kernel splits the tiles of a part-empty last round along K
-/// ([`persistent_k_blocks`]): the last `tiles` tiles in `splits` parts each, one part per
-/// CTA; `splits == 0`: no split, every CTA runs whole tiles.
+/// How a persistent kernel splits its last tiles along K: the tiles of a part-empty last
+/// round in `splits` parts each, one part per CTA ([`persistent_k_blocks`]), or, with
+/// `stream`, the last round and a whole one before it in one run of k-blocks per CTA
+/// ([`stream_k_blocks`]); `splits == 0`: no split, every CTA runs whole tiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TailSplit {
-    /// Tiles of the last round (the last in raster order).
+    /// Tiles split (the last in raster order).
     pub tiles: u32,
-    /// Parts per tile (at least 2 when `tiles > 0`).
+    /// Parts per tile: at least 2 when `tiles > 0`; stream-K cuts a tile once at most (2).
     pub splits: u32,
+    /// Stream-K: each CTA runs an equal run of the `tiles` tiles' k-blocks, tile after tile.
+    pub stream: bool,
 }
 
 /// The time a tail split costs beyond its share of k-blocks, in k-blocks: writing one
@@ -54,7 +57,7 @@ pub const TAIL_SPLIT_COST: (u64, u64) = (2, 1);
 /// let pp128 = &PERSISTENT_KERNELS[2].config;
 /// // 2560³: 400 tiles of 40 k-blocks, 3 rounds and 4 tiles: those in 5 parts of 8 k-blocks.
 /// assert_eq!(persistent_k_blocks(&p(2560, 2560, 2560), pp128, 132),
-///            (120 + 8 + 2 + 4, TailSplit { tiles: 4, splits: 5 }));
+///            (120 + 8 + 2 + 4, TailSplit { tiles: 4, splits: 5, stream: false }));
 /// // 4096³: 1024 tiles, 7 rounds and 100 tiles, which one split would not shorten.
 /// assert_eq!(persistent_k_blocks(&p(4096, 4096, 4096), pp128, 132), (512, TailSplit::default()));
 /// // The 128x192 tile runs whole tiles: 2560³ is 280 of them, 3 rounds of 40 k-blocks.
@@ -99,6 +102,7 @@ pub fn persistent_k_blocks_with(
         let split = TailSplit {
             tiles: r as u32,
             splits: best as u32,
+            stream: false,
         };
         (time(best), split)
     } else {
@@ -106,23 +110,85 @@ pub fn persistent_k_blocks_with(
     }
 }
 
+/// The k-blocks the busiest SM runs for `plan` on the persistent kernel `cfg` with its last
+/// tiles stream-K, and that split; `None` where stream-K does not apply.
+///
+/// With `t` tiles of `kt` k-blocks on `p` SMs in `q = t / p` full rounds and `r = t % p`
+/// more, whole tiles take `(q + 1) * kt`; stream-K runs `q - 1` rounds of whole tiles, then
+/// the last `p + r` tiles' k-blocks in `p` equal runs, one per CTA: `(q - 1) * kt +
+/// ceil((p + r) * kt / p)` plus [`TAIL_SPLIT_COST`] (a run at least a tile long cuts at most
+/// one tile at each end: two partial tiles a CTA). It applies where the problem streams a
+/// weight through one tile of the few tokens (`m <= tile_m` or `n <= tile_n`), so that
+/// no two tiles read the same weight rows and cutting them at any k-block reads nothing
+/// twice (across tiles that share rows it tripled the DRAM reads at 4096³, BENCHMARKS.md),
+/// past one round (`q >= 1`, `r > 0`), on the tiles that split along K (`can_split_tail`).
+///
+/// ```
+/// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
+/// use ferrocute::gemm::geometry::{stream_k_blocks, TailSplit};
+/// use ferrocute::gemm::registry::NARROW_KERNELS;
+/// let d = |r, c, l, ptr| OperandDesc { shape: MatShape::packed(r, c, l), len: r * c, ptr };
+/// let p = |m: usize, n: usize, k: usize| plan(&GemmDesc { a: d(m, k, Order::RowMajor, 1 << 36),
+///     b: d(k, n, Order::ColMajor, 2 << 36), c: d(m, n, Order::ColMajor, 3 << 36),
+///     in_bytes: 2, out_bytes: 2 }).unwrap();
+/// let t160 = NARROW_KERNELS.iter().find(|c| c.tile_n == 160).unwrap();
+/// // 160 tokens of a 28672-row weight: 224 tiles of 64 k-blocks, 1.7 rounds on 132 SMs.
+/// assert_eq!(stream_k_blocks(&p(28672, 160, 4096), t160, 132),
+///            Some((109 + 3, TailSplit { tiles: 224, splits: 2, stream: true })));
+/// assert_eq!(stream_k_blocks(&p(8192, 160, 4096), t160, 132), None); // 64 tiles
+/// assert_eq!(stream_k_blocks(&p(28672, 320, 4096), t160, 132), None); // two tiles of N
+/// ```
+pub fn stream_k_blocks(plan: &Plan, cfg: &KernelConfig, sm_count: u32) -> Option<(u64, TailSplit)> {
+    let p = sm_count.max(1) as u64;
+    let t = tile_count(plan, cfg);
+    let kt = (plan.k.max(0) as u64).div_ceil(cfg.tile_k.max(1) as u64);
+    let (q, r) = (t / p, t % p);
+    let one_tile_of_tokens =
+        plan.m.max(0) as u32 <= cfg.tile_m || plan.n.max(0) as u32 <= cfg.tile_n;
+    let tiles = p + r;
+    if !cfg.can_split_tail || !one_tile_of_tokens || kt == 0 || q == 0 || r == 0 {
+        return None;
+    }
+    // The kernel counts the run's k-blocks in 32 bits.
+    if tiles.saturating_mul(kt) > i32::MAX as u64 {
+        return None;
+    }
+    let (fixed, per_split) = TAIL_SPLIT_COST;
+    let blocks = (q - 1) * kt + (tiles * kt).div_ceil(p) + fixed + per_split;
+    let split = TailSplit {
+        tiles: tiles as u32,
+        splits: 2,
+        stream: true,
+    };
+    Some((blocks, split))
+}
+
 /// Bytes of the workspace a launch of `cfg` on `ctas` CTAs with the tail split `split`
 /// takes (`sm90_gemm.cuh`): a zeroed u32 arrival counter per CTA, rounded up to 1 KiB, then
-/// one f32 tile of partial sums per part.
+/// one f32 tile of partial sums per part (stream-K: two per CTA, the pieces of the tile its
+/// run begins in and of the one it ends in).
 ///
 /// ```
 /// use ferrocute::gemm::geometry::{tail_split_workspace_bytes, TailSplit};
 /// use ferrocute::gemm::registry::PERSISTENT_KERNELS;
 /// // 4 tiles of 128x128 in 6 parts on 132 CTAs: 1 KiB of counters and 24 x 64 KiB.
-/// let split = TailSplit { tiles: 4, splits: 6 };
+/// let split = TailSplit { tiles: 4, splits: 6, stream: false };
 /// assert_eq!(tail_split_workspace_bytes(&PERSISTENT_KERNELS[2].config, 132, split),
 ///            1024 + 24 * 65536);
+/// // 200 tiles stream-K on 132 CTAs: 264 parts.
+/// let stream = TailSplit { tiles: 200, splits: 2, stream: true };
+/// assert_eq!(tail_split_workspace_bytes(&PERSISTENT_KERNELS[2].config, 132, stream),
+///            1024 + 264 * 65536);
 /// ```
 ///
 /// The register-streaming kernel ([`GridKind::Skinny`]) splits every tile
 /// ([`skinny_parts`]): its counters are one per tile.
 pub fn tail_split_workspace_bytes(cfg: &KernelConfig, ctas: u32, split: TailSplit) -> u64 {
-    let parts = split.tiles as u64 * split.splits as u64;
+    let parts = if split.stream {
+        2 * ctas as u64
+    } else {
+        split.tiles as u64 * split.splits as u64
+    };
     split_counter_bytes(cfg, ctas, split) + parts * cfg.tile_m as u64 * cfg.tile_n as u64 * 4
 }
 

@@ -579,7 +579,12 @@ impl Gemm {
             beta,
             workspace,
             tail_tiles: d.tail.tiles as i32,
-            tail_splits: d.tail.splits as i32,
+            // Stream-K as a negative split (gemm_params.h).
+            tail_splits: if d.tail.stream {
+                -1
+            } else {
+                d.tail.splits as i32
+            },
             d_n_major: i32::from(p.d_n_major),
             act: e.act,
             bias: e.bias,

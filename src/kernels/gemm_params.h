@@ -34,16 +34,17 @@ struct GemmParams {
   float alpha;
   float beta;
   // Split along K across CTAs: the sm90 persistent tiles split their last tail_tiles
-  // tiles into tail_splits parts; the register-streaming kernel (sm90_skinny.cuh) splits
-  // every tile into tail_splits parts (0 or 1: none). The parts' partial sums meet in
-  // workspace: an arrival counter per tile, zero before the launch, then a f32 tile per
-  // part. 0 elsewhere.
+  // tiles into tail_splits parts, or with tail_splits < 0 run them stream-K, a run of their
+  // k-blocks a CTA (sm90/tile_scheduler.cuh); the register-streaming kernel
+  // (sm90_skinny.cuh) splits every tile into tail_splits parts (0 or 1: none). The parts'
+  // partial sums meet in workspace: arrival counters, zero before the launch, then a f32
+  // tile per part. 0 elsewhere.
   void* workspace;
   int32_t tail_tiles;
   int32_t tail_splits;
   // 1: C and D are N-major (D(m,n) = d[m*ldd + n]); sm90_skinny, sm90_splitk, the narrow
-  // sm90 tiles and the K-major-B entry points of an sm90 tile whose config sets NMajorD
-  // take it (KernelConfig::n_major_d); every other kernel traps on it.
+  // sm90 tiles and the `_nd` entry points of the sm90 tiles take it
+  // (KernelConfig::n_major_d, KernelConfig::takes_n_major_d); every other kernel traps on it.
   int32_t d_n_major;
   // The fused epilogue (epilogue_ops.cuh): activation, a bias and a scale vector along M
   // or N (axis 0: none), their element types, where the scale applies and the gating.

@@ -117,8 +117,11 @@
 //               (WorkList); grid = (numSMs, 1, 1) makes the other tiles whole rounds.
 //               params.workspace: 1024-byte aligned, roundup(grid.x*4, 1024) bytes of u32
 //               counters that are zero before the launch (the kernel leaves them zero),
-//               then tail_tiles*tail_splits f32 tiles of BM*BN. tail_splits < 2: no split, no
-//               workspace.
+//               then tail_tiles*tail_splits f32 tiles of BM*BN.
+//   stream-K  (Schedule 0 or 1, CM = 1; params.tail_splits < 0): the last params.tail_tiles
+//               tiles (grid.x to all of them) run as grid.x equal runs of their k-blocks,
+//               one per CTA (WorkList); the workspace as above with 2*grid.x f32 tiles.
+//               tail_splits 0 or 1: no split, no workspace.
 //   block     = (384, 1, 1)                      warpgroup 0 = producer (1 TMA thread),
 //                                                warpgroups 1,2 = consumers (WGMMA + epilogue)
 //                                                (both schedules)
@@ -174,6 +177,7 @@
 #include "sm90/arch.cuh"
 #include "sm90/pipeline.cuh"
 #include "sm90/mainloop.cuh"
+#include "sm90/epilogue_16bit.cuh"
 #include "sm90/epilogue.cuh"
 #include "sm90/epilogue_fused.cuh"
 #include "sm90/split_tail.cuh"

@@ -1,7 +1,7 @@
 // ferrocute sm90 GEMM, part of sm90_gemm.cuh: the fused epilogue in registers on the way to
 // the TMA store of D (tma_epilogue_fused: unrolled per 64-column box, SwiGLU by
 // tma_epilogue_gated, or a rolled loop over 16-column groups) and when it applies
-// (tma_fused_epilogue). Built on epilogue.cuh's TMA pass and stmatrix stores.
+// (tma_fused_epilogue). Built on epilogue_16bit.cuh's TMA pass and stmatrix stores.
 #pragma once
 
 #include <cuda.h>   // CUtensorMap

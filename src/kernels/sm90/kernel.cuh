@@ -36,7 +36,7 @@ using namespace cute;
 // ND: the `_nd` entry points of a tile of whole boxes, which write an N-major D
 // (GemmParams::d_n_major): by TMA where the plain TMA epilogue applies, else through the
 // general epilogue one value a thread. Apart from the plain ones, in whose 128x192 tile the
-// code spilled 2.4-4 KB more a thread and cost 3-5% at 3072x3072x4096.
+// code spilled 2.4-4 KB more a thread and cost 3-9% at 3072x3072x4096.
 template <class Cfg, bool AKMajor, bool BKMajor, class In, class Out, bool Epi, bool ND>
 __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap const* tma_a,
                                             CUtensorMap const* tma_b, CUtensorMap const* tma_d) {
@@ -149,15 +149,22 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   const int first = blockIdx.x / CM;
   const int stride = gridDim.x / CM;
   const int k_tiles = (K + BK - 1) / BK;
-  // Split tail (both schedules, no cluster; WorkList): the last round's tail_units tiles
-  // split along K into `splits` parts, one per CTA; K == 0 has nothing to split.
+  // The last tail_units tiles split along K (both schedules, no cluster; WorkList): a split
+  // tail (the last round's tiles in `splits` parts, one per CTA) or stream-K (tail_splits
+  // < 0: at least a round of tiles in a run of k-blocks a CTA). K == 0 has nothing to split.
   constexpr bool kTail = !kStaged && CM == 1;
-  const int tail_units = (kTail && k_tiles > 0 && p.tail_splits > 1 &&
-                          p.tail_tiles <= min(num_units, int(gridDim.x)))
+  const bool stream = kTail && k_tiles > 0 && p.tail_splits < 0 &&
+                      p.tail_tiles >= int(gridDim.x) && p.tail_tiles <= num_units &&
+                      int64_t(p.tail_tiles) * k_tiles <= INT32_MAX;
+  const int tail_units = stream ? p.tail_tiles
+                         : (kTail && k_tiles > 0 && p.tail_splits > 1 &&
+                            p.tail_tiles <= min(num_units, int(gridDim.x)))
                              ? max(0, p.tail_tiles)
                              : 0;
   const int splits =
-      tail_units > 0 ? max(1, min(min(p.tail_splits, k_tiles), int(gridDim.x) / tail_units)) : 1;
+      tail_units > 0 && !stream
+          ? max(1, min(min(p.tail_splits, k_tiles), int(gridDim.x) / tail_units))
+          : 1;
   uint32_t* const tail_counters = reinterpret_cast<uint32_t*>(p.workspace);
   auto tail_slot = [&](int part) {
     return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(p.workspace) +
@@ -213,7 +220,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       cute::prefetch_tma_descriptor(tma_b);
       if (tma_epi || tma_fused) cute::prefetch_tma_descriptor(tma_d);
       auto write = PipelineState<S>::producer_start();
-      WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
+      WorkList work(num_units, tail_units, splits, stream, k_tiles, first, stride, blockIdx.x);
       for (Work w; work.next(w);) {
         const TileCoord tc = tile_of(w.unit);
         for (int kt = w.kb; kt < w.ke; ++kt, ++write) {
@@ -280,7 +287,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 
     PipelineState<S> read;
     uint32_t empty_phase = 1;   // the staging starts empty: the previous phase counts as done
-    WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
+    WorkList work(num_units, tail_units, splits, stream, k_tiles, first, stride, blockIdx.x);
     for (Work w; work.next(w);) {
       const TileCoord tc = tile_of(w.unit);
       if constexpr (Epi)
@@ -302,8 +309,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
       if constexpr (kTail) {
-        if (!split_tail_fixup<256>(accum, w, tail_units, splits, tail_counters, tail_slot, ctid,
-                                   kTailBarrier))
+        if (!split_tail_fixup<256>(accum, w, tail_units, splits, stream, tail_counters, tail_slot,
+                                   ctid, kTailBarrier))
           continue;
       }
       // A shifted tile's rows before its own (row_shift) are the tile before's: a slab of
@@ -389,7 +396,7 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     // of a fresh barrier passes at once.
     uint32_t order_phase = (cwg == 0) ? 1u : 0u;
 
-    WorkList work(num_units, tail_units, splits, k_tiles, first, stride, blockIdx.x);
+    WorkList work(num_units, tail_units, splits, stream, k_tiles, first, stride, blockIdx.x);
     int item = 0;   // the CTA's work items alternate between the warpgroups
     for (Work w; work.next(w); ++item) {
       if ((item & 1) != cwg) {
@@ -416,8 +423,8 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
       if constexpr (kTail) {
-        if (!split_tail_fixup<128>(accum, w, tail_units, splits, tail_counters, tail_slot, wtid,
-                                   1 + cwg))
+        if (!split_tail_fixup<128>(accum, w, tail_units, splits, stream, tail_counters, tail_slot,
+                                   wtid, 1 + cwg))
           continue;
       }
 

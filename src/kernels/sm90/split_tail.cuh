@@ -1,7 +1,8 @@
-// ferrocute sm90 GEMM, part of sm90_gemm.cuh: the split tail's reduction through the global
-// workspace, partial sums of a K-split tile, the per-tile arrival counter, and
-// split_tail_fixup, by which the last part to arrive sums the others. Separate because only
-// the split tail (Schedule 0 or 1, no cluster) uses it, after the main loop of a part.
+// ferrocute sm90 GEMM, part of sm90_gemm.cuh: the reduction of tiles split along K (a split
+// tail or stream-K, WorkList) through the global workspace, partial sums of a part, the
+// per-tile arrival counter, and split_tail_fixup, by which the last part to arrive sums the
+// others. Separate because only the split tiles (Schedule 0 or 1, no cluster) use it, after
+// the main loop of a part.
 #pragma once
 
 #include <stdint.h>
@@ -17,11 +18,12 @@ namespace sm90 {
 using namespace cute;
 
 // ---------------------------------------------------------------------------------
-// Partial sums of a split tail. The workspace (GemmParams::workspace) holds one u32
-// arrival counter per tile (zero between launches) in tail_counter_bytes(gridDim.x), then
-// one BMxBN f32 slot per part. Each thread of the tile's consumers keeps its accumulators in
-// register order, float4 j of thread t at float4 index j*Threads + t, so whichever part
-// sums the slots holds the same fragment in the same threads. No CTA waits for another:
+// Partial sums of a split tail or of stream-K. The workspace (GemmParams::workspace) holds
+// one u32 arrival counter per split tile (per CTA at most; zero between launches) in
+// tail_counter_bytes(gridDim.x), then one BMxBN f32 slot per part (stream-K: two a CTA).
+// Each thread of the tile's consumers keeps its accumulators in register order, float4 j
+// of thread t at float4 index j*Threads + t, so whichever part sums the slots holds the
+// same fragment in the same threads. No CTA waits for another:
 // the parts need not be resident at once (SMs taken by other work, or by MPS limits).
 // ---------------------------------------------------------------------------------
 __device__ __forceinline__ int64_t tail_counter_bytes(int ctas) {
@@ -76,24 +78,29 @@ __device__ __forceinline__ bool named_bar_any(int id, int nthreads, bool pred) {
 }
 
 // After the main loop of work w, by the Threads threads (thread t, named barrier bar_id)
-// that hold its accumulators: a part of a split tail leaves its sums in its slot and
-// arrives at its tile's counter; all but the last to arrive return false (no epilogue).
-// The last sums the slots in split order (the same bits whichever part is last), zeroes the
-// counter for the next launch and returns true, as does a whole tile.
+// that hold its accumulators: a part of a split tile leaves its sums in its slot and arrives
+// at its tile's counter; all but the last to arrive return false (no epilogue). The last
+// adds the others' slots, zeroes the counter for the next launch and returns true, as does
+// a whole tile. The sum has the same bits whichever part is last: a split tail's in split
+// order, a stream-K tile's two pieces as one addition (a + b == b + a).
 template <int Threads, class Accum, class SlotOf>
 __device__ __forceinline__ bool split_tail_fixup(Accum& acc, Work const& w, int tail_units,
-                                                 int splits, uint32_t* counters,
+                                                 int splits, bool stream, uint32_t* counters,
                                                  SlotOf const& slot_of, int t, int bar_id) {
-  if (w.part < 0 || splits < 2) return true;
+  if (w.part < 0 || (!stream && splits < 2)) return true;
   store_partial_sums<Threads>(acc, slot_of(w.part), t);
   named_bar_sync(bar_id, Threads);   // this part's sums are all written
-  const int tile = w.part % tail_units;   // its parts: tile + j * tail_units, split j
+  // Split tail: the parts of tile i are i + j * tail_units, split j. Stream-K: parts 2c and
+  // 2c + 1 of the tile cut where CTA c's run begins (WorkList).
+  const int tile = stream ? w.part / 2 : w.part % tail_units;
+  const uint32_t parts = stream ? 2u : uint32_t(splits);
   const bool last =
-      named_bar_any(bar_id, Threads, t == 0 && tail_arrive(&counters[tile]) == splits - 1u);
+      named_bar_any(bar_id, Threads, t == 0 && tail_arrive(&counters[tile]) == parts - 1u);
   if (!last) return false;
-  if (w.part != tile) load_partial_sums<Threads, false>(acc, slot_of(tile), t);
-  for (int j = 1; j < splits; ++j)
-    load_partial_sums<Threads, true>(acc, slot_of(tile + j * tail_units), t);
+  // One site of each load, the slots chosen at run time: the code stays once in the kernel.
+  if (!stream && w.part != tile) load_partial_sums<Threads, false>(acc, slot_of(tile), t);
+  for (int j = stream ? 0 : 1; j < (stream ? 1 : splits); ++j)
+    load_partial_sums<Threads, true>(acc, slot_of(stream ? w.part ^ 1 : tile + j * tail_units), t);
   if (t == 0) counters[tile] = 0;
   return true;
 }
