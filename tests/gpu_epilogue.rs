@@ -373,6 +373,62 @@ fn gpu_epilogue_tokens_on_the_weight_side() {
     }
 }
 
+/// Every activation after stream-K (`geometry::stream_k_blocks`), which sums a cut tile's
+/// two pieces before the epilogue: 144 tokens of `y = act(x Wᵀ + b)` with a column-major `y`
+/// against 34,000 weight rows (the narrow 128x160 tile, 266 tiles: past two rounds on 132
+/// SMs), a bias per weight row, the same inputs through stream-K and through whole rounds
+/// (`Overrides::stream_k` off), whose epilogues `gpu_epilogue_tokens_on_the_weight_side`
+/// checks against f64: every element equal within a bf16 rounding of either (the sums differ
+/// only in order).
+#[test]
+#[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
+fn gpu_epilogue_after_stream_k() {
+    let g = hopper();
+    let whole = g.clone().with_overrides(Overrides {
+        stream_k: Some(false),
+        ..Overrides::default()
+    });
+    let s = g.stream().clone();
+    let (m, n, k) = (144, 34000, 2100);
+    let mut rng = Rng(17);
+    let x: Vec<bf16> = rng.values(m * k);
+    let w: Vec<bf16> = rng.values(n * k);
+    let (dx, dw) = (s.clone_htod(&x).unwrap(), s.clone_htod(&w).unwrap());
+    let (_, bias) = random_vec(&g, &mut rng, n, Along::Cols, -1.0, 1.0);
+    for act in ACTIVATIONS {
+        let n_out = if act.is_gated() { n / 2 } else { n };
+        let epi = Epilogue::new()
+            .activation(act)
+            .bias(bias.vector(Along::Cols));
+        let run = |h: &Gemm| {
+            let mut dy = s.alloc_zeros::<bf16>(m * n_out).unwrap();
+            let ds = h
+                .gemm_with(
+                    1.0,
+                    &MatRef::new(&dx, m, k, Order::RowMajor),
+                    &MatRef::new(&dw, k, n, Order::ColMajor),
+                    0.0,
+                    &mut MatMut::new(&mut dy, m, n_out, Order::ColMajor),
+                    &epi,
+                )
+                .unwrap();
+            (ds, s.clone_dtoh(&dy).unwrap())
+        };
+        let ((streamed, y), (rounds, y_whole)) = (run(&g), run(&whole));
+        if g.sm_count() == 132 {
+            let what = format!("{act:?}: {} {:?}", streamed.kernel, streamed.tail);
+            assert!(streamed.kernel.contains("128x160x64_s5_coop"), "{what}");
+            assert!(streamed.tail.stream && !rounds.tail.stream, "{what}");
+        }
+        let rms = (y_whole.iter().map(|v| v.to_f64().powi(2)).sum::<f64>() / y.len() as f64).sqrt();
+        for (i, (a, b)) in y.iter().zip(&y_whole).enumerate() {
+            let (a, b) = (a.to_f64(), b.to_f64());
+            let tol = a.abs().max(b.abs()) / 128.0 + 1e-3 * rms;
+            assert!((a - b).abs() <= tol, "{act:?} at {i}: {a} against {b}");
+        }
+    }
+}
+
 /// NaN and ±inf through each activation (the module documentation's promises): the product
 /// is 0 and the bias carries the special value (SwiGLU: the gate's, its up's bias 1.5). On
 /// the dispatched kernel with an f32 D, and on each persistent tile family forced with a bf16

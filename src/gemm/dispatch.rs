@@ -512,9 +512,10 @@ pub struct Dispatch {
     /// dimensions first, and whether D was written there and copied out to C
     /// ([`super::Repacking`]); `dispatch` itself never repacks.
     pub repacked: [bool; 3],
-    /// How the last round's tiles are split along K
-    /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)); the default: not at
-    /// all.
+    /// How tiles are split along K across CTAs: a persistent kernel's last round
+    /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)) or its last two rounds
+    /// stream-K ([`stream_k_blocks`]), or every tile of the register-streaming kernel
+    /// ([`skinny_parts`]); the default: not at all.
     pub tail: TailSplit,
 }
 
@@ -538,10 +539,10 @@ pub struct Overrides {
     /// register-streaming kernel.
     pub split_k: Option<u32>,
     /// Never split a persistent kernel's last round (`false`), or always into the most
-    /// parts (`true`).
+    /// parts (`true`); stream-K, where it runs, takes the place of either.
     pub tail_split: Option<bool>,
     /// Never run a persistent kernel's last tiles stream-K (`false`), or wherever it applies
-    /// ([`stream_k_blocks`]; `true`).
+    /// ([`stream_k_blocks`]; `true`), whatever `tail_split` says.
     pub stream_k: Option<bool>,
 }
 
@@ -680,7 +681,8 @@ pub fn dispatch_plan(
         _ => TailSplit::default(),
     };
     let grid = match cfg.grid {
-        // A CTA per SM, one part each, even where there are fewer tiles than SMs.
+        // A CTA per SM, one part or stream-K run each, even where there are fewer tiles than
+        // SMs.
         GridKind::Persistent if tail.splits > 0 => (sm_count.clamp(1, MAX_GRID_X as u32), 1, 1),
         GridKind::Skinny => grid_dims(
             cfg,

@@ -116,11 +116,12 @@ pub fn persistent_k_blocks_with(
 /// With `t` tiles of `kt` k-blocks on `p` SMs in `q = t / p` full rounds and `r = t % p`
 /// more, whole tiles take `(q + 1) * kt`; stream-K runs `q - 1` rounds of whole tiles, then
 /// the last `p + r` tiles' k-blocks in `p` equal runs, one per CTA: `(q - 1) * kt +
-/// ceil((p + r) * kt / p)` plus [`TAIL_SPLIT_COST`] (a run at least a tile long cuts at most
-/// one tile at each end: two partial tiles a CTA). It applies where the problem streams a
-/// weight through one tile of the few tokens (`m <= tile_m` or `n <= tile_n`), so that
-/// no two tiles read the same weight rows and cutting them at any k-block reads nothing
-/// twice (across tiles that share rows it tripled the DRAM reads at 4096³, BENCHMARKS.md),
+/// ceil((p + r) * kt / p)`, plus [`TAIL_SPLIT_COST`]'s first term twice and its second once
+/// (a run at least a tile long cuts at most one tile at each end: a CTA stores two partial
+/// tiles, and adds one where it arrives last). It applies where the problem streams a
+/// weight through one tile of the few tokens (`m <= tile_m` or `n <= tile_n`, no operand
+/// broadcast over batches), so that no two tiles read the same weight rows and cutting them
+/// at any k-block reads nothing twice (across tiles that share rows it tripled the DRAM reads at 4096³, BENCHMARKS.md),
 /// past one round (`q >= 1`, `r > 0`), on the tiles that split along K (`can_split_tail`).
 ///
 /// ```
@@ -134,7 +135,7 @@ pub fn persistent_k_blocks_with(
 /// let t160 = NARROW_KERNELS.iter().find(|c| c.tile_n == 160).unwrap();
 /// // 160 tokens of a 28672-row weight: 224 tiles of 64 k-blocks, 1.7 rounds on 132 SMs.
 /// assert_eq!(stream_k_blocks(&p(28672, 160, 4096), t160, 132),
-///            Some((109 + 3, TailSplit { tiles: 224, splits: 2, stream: true })));
+///            Some((109 + 5, TailSplit { tiles: 224, splits: 2, stream: true })));
 /// assert_eq!(stream_k_blocks(&p(8192, 160, 4096), t160, 132), None); // 64 tiles
 /// assert_eq!(stream_k_blocks(&p(28672, 320, 4096), t160, 132), None); // two tiles of N
 /// ```
@@ -145,8 +146,10 @@ pub fn stream_k_blocks(plan: &Plan, cfg: &KernelConfig, sm_count: u32) -> Option
     let (q, r) = (t / p, t % p);
     let one_tile_of_tokens =
         plan.m.max(0) as u32 <= cfg.tile_m || plan.n.max(0) as u32 <= cfg.tile_n;
+    // A weight broadcast over the batches (batch stride 0) is read by a tile of each.
+    let shared = plan.batch > 1 && (plan.a.batch_stride == 0 || plan.b.batch_stride == 0);
     let tiles = p + r;
-    if !cfg.can_split_tail || !one_tile_of_tokens || kt == 0 || q == 0 || r == 0 {
+    if !cfg.can_split_tail || !one_tile_of_tokens || shared || kt == 0 || q == 0 || r == 0 {
         return None;
     }
     // The kernel counts the run's k-blocks in 32 bits.
@@ -154,7 +157,7 @@ pub fn stream_k_blocks(plan: &Plan, cfg: &KernelConfig, sm_count: u32) -> Option
         return None;
     }
     let (fixed, per_split) = TAIL_SPLIT_COST;
-    let blocks = (q - 1) * kt + (tiles * kt).div_ceil(p) + fixed + per_split;
+    let blocks = (q - 1) * kt + (tiles * kt).div_ceil(p) + 2 * fixed + per_split;
     let split = TailSplit {
         tiles: tiles as u32,
         splits: 2,

@@ -543,8 +543,9 @@ impl Gemm {
         let func = self.cache.function(cfg, &d.kernel)?;
         let d = self.resident_clusters(d, cfg, &func)?;
         let p = &d.plan;
-        // Only a split tail takes the partial sums' workspace; its guard records the
-        // workspace's use after the launch below.
+        // Only tiles split along K (a split tail, stream-K, the register-streaming kernel's
+        // parts) take the partial sums' workspace; its guard records the workspace's use
+        // after the launch below.
         let mut partials =
             (d.tail.splits > 0).then(|| self.partials.lock().unwrap_or_else(|e| e.into_inner()));
         let (workspace, _gw) = match partials.as_deref_mut() {

@@ -232,12 +232,12 @@ pub(super) fn holds_all_n(plan: &Plan, c: &KernelConfig) -> bool {
 /// ([`Overrides::stream_k`](super::Overrides::stream_k)): on a narrow tile that holds all
 /// of N past one wave ([`holds_all_n`]), once at least two rounds of its tiles fill the SMs,
 /// so that whole rounds come first and the runs take the last round and the one before.
-/// Measured on an H200 against whole rounds, alternated twice: 144x59136x8192 297-309 →
+/// Measured on an H200 against whole rounds, alternated twice: 144x59136x8192 295-309 →
 /// 287-293 µs, 160x57344x8192 295-296 → 286-293, 160x37888x3584 102-104 → 99-101. Where
 /// every tile runs stream-K (fewer than two rounds) it was slower, 160x28672x4096 79-80 →
-/// 84-85 (ncu: 30% more L2 bytes, the partial sums), as on the other tiles: 176-192 tokens
-/// of 28672x4096 on the 128x192 tile +11-16% (past two rounds there -2 to +2%), 128 tokens
-/// on the 128x128 and 128x256 tiles +2-13%.
+/// 84-85 (ncu: 27-29% more L2 bytes, of which the partial sums are 32 MB at most), as on
+/// the other tiles: 176-192 tokens of 28672x4096 on the 128x192 tile +10-16% (past two
+/// rounds there -3 to +2%), 128 tokens on the 128x128 and 128x256 tiles +6-15%.
 /// Measured in BENCHMARKS.md (ledger).
 pub(super) fn takes_stream_k(plan: &Plan, c: &KernelConfig, sm_count: u32) -> bool {
     NARROW_KERNELS.contains(c)
