@@ -8,12 +8,14 @@ use super::geometry::{
 };
 use super::plan::{GemmDesc, Plan};
 use super::registry::{
-    all_kernels, kernel_name, runs_on, GridKind, KernelConfig, FAST_KERNELS,
-    MULTICAST_N_SMALL_M_KERNELS, MULTICAST_SMALL_M_KERNELS, NARROW_KERNELS, PERSISTENT_KERNELS,
-    SIMPLE_KERNEL, SKINNY_KERNELS, SMALL_M_KERNELS,
+    kernel_name, runs_on, GridKind, KernelConfig, FAST_KERNELS, MULTICAST_N_SMALL_M_KERNELS,
+    MULTICAST_SMALL_M_KERNELS, NARROW_KERNELS, PERSISTENT_KERNELS, SIMPLE_KERNEL, SKINNY_KERNELS,
+    SMALL_M_KERNELS,
 };
 
+mod overrides;
 mod persistent;
+pub use overrides::Overrides;
 use persistent::best_persistent_with;
 pub use persistent::{best_persistent, narrow_pick};
 
@@ -517,69 +519,6 @@ pub struct Dispatch {
     /// stream-K ([`stream_k_blocks`]), or every tile of the register-streaming kernel
     /// ([`skinny_parts`]); the default: not at all.
     pub tail: TailSplit,
-}
-
-/// Tuning overrides of the dispatcher, passed explicitly: the default overrides nothing.
-/// [`Overrides::from_env`] reads them from `FERROCUTE_KERNEL`, `FERROCUTE_SPLIT_K`,
-/// `FERROCUTE_TAIL_SPLIT` and `FERROCUTE_STREAM_K`, as [`super::Gemm::open`] does once per
-/// handle.
-///
-/// ```
-/// use ferrocute::gemm::dispatch::Overrides;
-/// let o = Overrides::parse(Some("sm90_128x128x64_s6_pp"), Some("2"), Some("0"), Some("1"));
-/// assert_eq!(o.kernel.map(|c| c.name), Some("sm90_128x128x64_s6_pp"));
-/// assert_eq!((o.split_k, o.tail_split, o.stream_k), (Some(2), Some(false), Some(true)));
-/// assert_eq!(Overrides::parse(Some("nope"), Some("9"), Some("x"), Some("2")), Overrides::default());
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Overrides {
-    /// Use this kernel wherever it is eligible.
-    pub kernel: Option<&'static KernelConfig>,
-    /// The K split (1, 2, 4 or 8) of split-K kernels, and the K parts of the
-    /// register-streaming kernel.
-    pub split_k: Option<u32>,
-    /// Never split a persistent kernel's last round (`false`), or always into the most
-    /// parts (`true`); stream-K, where it runs, takes the place of either.
-    pub tail_split: Option<bool>,
-    /// Never run a persistent kernel's last tiles stream-K (`false`), or wherever it applies
-    /// ([`stream_k_blocks`]; `true`), whatever `tail_split` says.
-    pub stream_k: Option<bool>,
-}
-
-impl Overrides {
-    /// The overrides the three variables name; values that name nothing are ignored.
-    pub fn from_env() -> Overrides {
-        let var = |k| std::env::var(k).ok();
-        Overrides::parse(
-            var("FERROCUTE_KERNEL").as_deref(),
-            var("FERROCUTE_SPLIT_K").as_deref(),
-            var("FERROCUTE_TAIL_SPLIT").as_deref(),
-            var("FERROCUTE_STREAM_K").as_deref(),
-        )
-    }
-
-    /// Overrides from the variables' texts: a kernel name from the tables, a split of 1 to 8
-    /// (the split-K clusters take 1, 2, 4 or 8 only), and `0` or `1` (twice).
-    pub fn parse(
-        kernel: Option<&str>,
-        split_k: Option<&str>,
-        tail_split: Option<&str>,
-        stream_k: Option<&str>,
-    ) -> Overrides {
-        let switch = |v: Option<&str>| match v {
-            Some("0") => Some(false),
-            Some("1") => Some(true),
-            _ => None,
-        };
-        Overrides {
-            kernel: kernel.and_then(|name| all_kernels().find(|c| c.name == name)),
-            split_k: split_k
-                .and_then(|v| v.parse().ok())
-                .filter(|s| (1..=8).contains(s)),
-            tail_split: switch(tail_split),
-            stream_k: switch(stream_k),
-        }
-    }
 }
 
 /// Validation + kernel selection + grid, without touching a device.
