@@ -636,6 +636,17 @@ fn stream_k_past_two_rounds_of_the_narrow_tile() {
         assert_eq!(ds.tail, tail, "{what}");
         assert_eq!(ds.grid.0, 132, "{what}");
     }
+    // Two batches of 160x37888x3584 (a weight each): 592 tiles, the last 196 stream-K.
+    let (m, n, k) = (160, 37888, 3584);
+    let mut d = desc(m, n, k);
+    d.c = od(m, n, Order::RowMajor, 3 << 32);
+    (d.a.ptr, d.b.ptr, d.out_bytes) = (1 << 32, 2 << 32, 2);
+    for (o, rows, cols) in [(&mut d.a, m, k), (&mut d.b, k, n), (&mut d.c, m, n)] {
+        (o.shape.batch, o.shape.batch_stride, o.len) = (2, rows * cols, 2 * rows * cols);
+    }
+    let ds = dispatch_plan(plan(&d).unwrap(), "bf16", "bf16", (9, 0), 132, &none).unwrap();
+    assert!(ds.kernel.contains("128x160x64_s5_coop"), "{}", ds.kernel);
+    assert_eq!(ds.tail, stream(196));
 }
 
 /// Up to 256 rows the weighing prefers a tile in whole rounds to a split tail

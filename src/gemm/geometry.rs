@@ -119,9 +119,9 @@ pub fn persistent_k_blocks_with(
 /// ceil((p + r) * kt / p)`, plus [`TAIL_SPLIT_COST`]'s first term twice and its second once
 /// (a run at least a tile long cuts at most one tile at each end: a CTA stores two partial
 /// tiles, and adds one where it arrives last). It applies where the problem streams a
-/// weight through one tile of the few tokens (`m <= tile_m` or `n <= tile_n`, no operand
-/// broadcast over batches), so that no two tiles read the same weight rows and cutting them
-/// at any k-block reads nothing twice (across tiles that share rows it tripled the DRAM reads at 4096³, BENCHMARKS.md),
+/// weight through one tile of the few tokens (`m <= tile_m` or `n <= tile_n`; the TMA tiles
+/// take no operand broadcast over batches), so that no two tiles read the same weight rows
+/// and cutting them at any k-block reads nothing twice (across tiles that share rows it tripled the DRAM reads at 4096³, BENCHMARKS.md),
 /// past one round (`q >= 1`, `r > 0`), on the tiles that split along K (`can_split_tail`).
 ///
 /// ```
@@ -146,10 +146,8 @@ pub fn stream_k_blocks(plan: &Plan, cfg: &KernelConfig, sm_count: u32) -> Option
     let (q, r) = (t / p, t % p);
     let one_tile_of_tokens =
         plan.m.max(0) as u32 <= cfg.tile_m || plan.n.max(0) as u32 <= cfg.tile_n;
-    // A weight broadcast over the batches (batch stride 0) is read by a tile of each.
-    let shared = plan.batch > 1 && (plan.a.batch_stride == 0 || plan.b.batch_stride == 0);
     let tiles = p + r;
-    if !cfg.can_split_tail || !one_tile_of_tokens || shared || kt == 0 || q == 0 || r == 0 {
+    if !cfg.can_split_tail || !one_tile_of_tokens || kt == 0 || q == 0 || r == 0 {
         return None;
     }
     // The kernel counts the run's k-blocks in 32 bits.
