@@ -121,8 +121,9 @@ pub fn persistent_k_blocks_with(
 /// tiles, and adds one where it arrives last). It applies where the problem streams a
 /// weight through one tile of the few tokens (`m <= tile_m` or `n <= tile_n`; the TMA tiles
 /// take no operand broadcast over batches), so that no two tiles read the same weight rows
-/// and cutting them at any k-block reads nothing twice (across tiles that share rows it tripled the DRAM reads at 4096³, BENCHMARKS.md),
-/// past one round (`q >= 1`, `r > 0`), on the tiles that split along K (`can_split_tail`).
+/// and cutting them at any k-block reads nothing twice (across tiles that share rows it
+/// tripled the DRAM reads at 4096³, BENCHMARKS.md), past one round (`q >= 1`, `r > 0`), on
+/// the tiles that split along K (`can_split_tail`).
 ///
 /// ```
 /// use ferrocute::gemm::{plan, GemmDesc, Order, MatShape, OperandDesc};
