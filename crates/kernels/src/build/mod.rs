@@ -9,8 +9,8 @@
 //!   `MANIFEST` in the artifact folder;
 //! - a module whose hash matches uses its committed artifacts as they are, whatever nvcc
 //!   (if any) is installed;
-//! - a module whose hash differs, or every module when asked to ([`REBUILD_ENV`] for
-//!   ferrocute's own, [`CRATE_REBUILD_ENV`] for a downstream crate's), is
+//! - a module whose hash differs, or one asked for ([`REBUILD_ENV`] for ferrocute's own,
+//!   by name or all; [`CRATE_REBUILD_ENV`] for a downstream crate's, all of them), is
 //!   compiled with nvcc and the CuTe headers ([`Toolchain`]) and its artifacts and
 //!   `MANIFEST` line are written back (an artifact whose decompressed bytes are unchanged
 //!   is left untouched, so `git diff` shows exactly what a rebuild changed); without a
@@ -121,18 +121,35 @@ pub const NVCC_FLAGS: &[&str] = &[
 /// beside nvcc): an older CUDA's ptxas gives cubins that older drivers load.
 pub const PTXAS_ENV: &str = "PTXAS";
 
-/// Environment variable that forces every module of ferrocute's own ([`build`]) to be
-/// rebuilt; downstream crates have [`CRATE_REBUILD_ENV`].
+/// Environment variable that forces modules of ferrocute's own ([`build`]) to be rebuilt:
+/// `1` every one, or a comma-separated list of module names those ([`rebuild_asked`]);
+/// downstream crates have [`CRATE_REBUILD_ENV`].
 pub const REBUILD_ENV: &str = "FERROCUTE_REBUILD_KERNELS";
+
+/// Whether [`REBUILD_ENV`]'s `value` asks for `module` to be rebuilt: `1` asks for every
+/// module, a comma-separated list of names for those; empty or `0` for none. A list lets CI
+/// reproduce just the modules whose artifacts a change brings.
+///
+/// ```
+/// use ferrocute_kernels::build::rebuild_asked;
+/// assert!(rebuild_asked("1", "sm90_gemm"));
+/// assert!(rebuild_asked("sm80_gemm, sm90_gemm", "sm90_gemm"));
+/// assert!(!rebuild_asked("sm90_gemm", "sm90_splitk"));
+/// assert!(!rebuild_asked("0", "sm90_gemm") && !rebuild_asked("", "sm90_gemm"));
+/// ```
+pub fn rebuild_asked(value: &str, module: &str) -> bool {
+    let value = value.trim();
+    value == "1" || value.split(',').any(|name| name.trim() == module)
+}
 
 /// Renders, checks, (re)builds when needed, and writes `OUT_DIR/kernel_registry.rs`.
 /// Prints cargo's `rerun-if` lines. Panics (a build error) with what to do when a module's
 /// sources changed and no toolchain is found.
 pub fn build(modules: &[KernelModule], dirs: &Folders) {
     println!("cargo:rerun-if-env-changed={REBUILD_ENV}");
-    let force = std::env::var_os(REBUILD_ENV).is_some_and(|v| v != "0");
+    let asked = std::env::var(REBUILD_ENV).unwrap_or_default();
     let units: Vec<Unit> = modules.iter().map(Unit::of_registry).collect();
-    build_units(&units, dirs, force);
+    build_units(&units, dirs, &|name| rebuild_asked(&asked, name));
     write_registry(modules, dirs);
 }
 
@@ -170,8 +187,8 @@ impl Unit<'static> {
 }
 
 /// Writes the headers, compares the hashes with the committed `MANIFEST` and rebuilds the
-/// stale modules (see the module documentation), every one when `force`.
-pub(crate) fn build_units(units: &[Unit], dirs: &Folders, force: bool) {
+/// stale modules (see the module documentation) and those `force` names.
+pub(crate) fn build_units(units: &[Unit], dirs: &Folders, force: &dyn Fn(&str) -> bool) {
     for v in [PTXAS_ENV, "NVCC", "CUDA_HOME", "CUTLASS_DIR"] {
         println!("cargo:rerun-if-env-changed={v}");
     }
@@ -198,7 +215,7 @@ pub(crate) fn build_units(units: &[Unit], dirs: &Folders, force: bool) {
     let stale: Vec<(&Unit, &String)> = units
         .iter()
         .zip(&hashes)
-        .filter(|(m, h)| force || committed.module_hash(m.name) != Some(h.as_str()))
+        .filter(|(m, h)| force(m.name) || committed.module_hash(m.name) != Some(h.as_str()))
         .collect();
     if stale.is_empty() {
         return;
@@ -209,7 +226,7 @@ pub(crate) fn build_units(units: &[Unit], dirs: &Folders, force: bool) {
             "kernel modules {names:?}: {} changed since the committed artifacts in {} were \
              built, and they cannot be rebuilt: {why}. Set NVCC (or CUDA_HOME) and \
              CUTLASS_DIR (the folder holding include/cute), or restore the sources.",
-            if force {
+            if stale.iter().any(|(m, _)| force(m.name)) {
                 "a rebuild was asked for, or sources"
             } else {
                 "the sources"

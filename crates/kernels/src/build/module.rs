@@ -194,7 +194,7 @@ pub fn build_crate(modules: &[Module], dirs: &Folders) {
     let force = std::env::var(CRATE_REBUILD_ENV)
         .is_ok_and(|list| list.split(',').any(|p| p.trim() == package));
     let units: Vec<Unit> = modules.iter().map(Module::unit).collect();
-    build_units(&units, dirs, force);
+    build_units(&units, dirs, &|_| force);
     for m in modules {
         let path = dirs.out_dir.join(format!("{}.rs", m.name));
         std::fs::write(&path, launcher::render(m, &dirs.artifact_dir))
