@@ -365,13 +365,14 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     if constexpr (CM > 1) cluster_sync_all();
   } else {
     // ======================= CONSUMERS (pingpong) ========================
-    // Consumer warpgroup cwg owns the CTA-local tiles cwg, cwg+2, cwg+4, ... with the whole
-    // BMxBN accumulator. The producer fills the stage ring in CTA-local tile order, so each
-    // WG consumes k_tiles stages of its own tile and then skips the k_tiles stages of the
-    // other WG's tile. Math turns alternate through order[]: a WG waits for its turn, issues
-    // its whole mainloop, hands the turn to the other WG right after its last WGMMA batch is
-    // committed, then retires the batch and runs its epilogue while the other WG's mainloop
-    // keeps the tensor cores busy.
+    // Consumer warpgroup cwg takes the CTA's work items cwg, cwg+2, cwg+4, ... (WorkList:
+    // whole tiles, then a split tile's part or the pieces of a stream-K run, one item per
+    // tile it touches; each item has its own k-blocks) with the whole BMxBN accumulator. The
+    // producer fills the stage ring in work-item order, so each WG consumes its item's stages
+    // and then skips as many as the other WG's item has. Math turns alternate through
+    // order[]: a WG waits for its turn, issues its whole mainloop, hands the turn to the
+    // other WG right after its last WGMMA batch is committed, then retires the batch and runs
+    // its epilogue while the other WG's mainloop keeps the tensor cores busy.
     cutlass::arch::warpgroup_reg_alloc<Epi ? 240 : 232>();
     const int cwg = (tid - 128) / 128;
     const int wtid = tid % 128;

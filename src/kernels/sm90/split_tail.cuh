@@ -23,8 +23,8 @@ using namespace cute;
 // tail_counter_bytes(gridDim.x), then one BMxBN f32 slot per part (stream-K: two a CTA).
 // Each thread of the tile's consumers keeps its accumulators in register order, float4 j
 // of thread t at float4 index j*Threads + t, so whichever part sums the slots holds the
-// same fragment in the same threads. No CTA waits for another:
-// the parts need not be resident at once (SMs taken by other work, or by MPS limits).
+// same fragment in the same threads. No CTA waits for another: the parts need not be
+// resident at once (SMs taken by other work, or by MPS limits).
 // ---------------------------------------------------------------------------------
 __device__ __forceinline__ int64_t tail_counter_bytes(int ctas) {
   return (int64_t(ctas) * 4 + 1023) / 1024 * 1024;

@@ -149,6 +149,14 @@ pub fn build(modules: &[KernelModule], dirs: &Folders) {
     println!("cargo:rerun-if-env-changed={REBUILD_ENV}");
     let asked = std::env::var(REBUILD_ENV).unwrap_or_default();
     let units: Vec<Unit> = modules.iter().map(Unit::of_registry).collect();
+    let names: Vec<&str> = units.iter().map(|u| u.name).collect();
+    for name in asked.split(',').map(str::trim) {
+        if !matches!(name, "" | "0" | "1") && !names.contains(&name) {
+            println!(
+                "cargo:warning={REBUILD_ENV} names {name:?}, no kernel module (they are {names:?}): ignored"
+            );
+        }
+    }
     build_units(&units, dirs, &|name| rebuild_asked(&asked, name));
     write_registry(modules, dirs);
 }
