@@ -138,8 +138,11 @@ pub const REBUILD_ENV: &str = "FERROCUTE_REBUILD_KERNELS";
 /// assert!(!rebuild_asked("0", "sm90_gemm") && !rebuild_asked("", "sm90_gemm"));
 /// ```
 pub fn rebuild_asked(value: &str, module: &str) -> bool {
-    let value = value.trim();
-    value == "1" || value.split(',').any(|name| name.trim() == module)
+    match value.trim() {
+        "1" => true,
+        "" | "0" => false,
+        list => list.split(',').any(|name| name.trim() == module),
+    }
 }
 
 /// Renders, checks, (re)builds when needed, and writes `OUT_DIR/kernel_registry.rs`.
@@ -150,8 +153,13 @@ pub fn build(modules: &[KernelModule], dirs: &Folders) {
     let asked = std::env::var(REBUILD_ENV).unwrap_or_default();
     let units: Vec<Unit> = modules.iter().map(Unit::of_registry).collect();
     let names: Vec<&str> = units.iter().map(|u| u.name).collect();
-    for name in asked.split(',').map(str::trim) {
-        if !matches!(name, "" | "0" | "1") && !names.contains(&name) {
+    // A list of names (not `1` or `0`): warn about those of no module.
+    if !matches!(asked.trim(), "" | "0" | "1") {
+        let unknown = asked
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && !names.contains(n));
+        for name in unknown {
             println!(
                 "cargo:warning={REBUILD_ENV} names {name:?}, no kernel module (they are {names:?}): ignored"
             );
