@@ -115,6 +115,9 @@ fn gpu(g: &Gemm, m: usize, n: usize, k: usize) -> Res<()> {
         "max |ours - cuBLAS| / (|cuBLAS| + rms) = {worst:.2e} -> {}",
         if worst < 2e-2 { "OK" } else { "MISMATCH" }
     );
+    if worst >= 2e-2 {
+        return Err("the GPU GEMM disagrees with cuBLAS".into());
+    }
 
     let time = |f: &mut dyn FnMut() -> Res<()>| -> Res<f64> {
         let ctx = s.context();

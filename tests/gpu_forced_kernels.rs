@@ -1,17 +1,15 @@
 //! Hopper kernels that the dispatcher chooses only where their waves beat the 128x128
-//! tile's (the pingpong 128x192 and the 4-stage cooperative 128x256 tiles), for small M
+//! tile's (the pingpong 128x192 and the 4-stage cooperative 128x256 tiles), or for small M
 //! only (the 64-row split-K tiles, those whose clusters along M or N share B or A, the 96-row
-//! ones, which take a K-major A only, and the narrow 128x80, 128x96 and 128x160 tiles, which also
-//! write an N-major D) or
-//! never (the 128x256 tiles with 2-CTA multicast clusters or the staged epilogue;
-//! BENCHMARKS.md says why) are checked on small shapes
+//! ones, which take a K-major A only, and the narrow 128x80, 128x96 and 128x160 tiles, which
+//! also write an N-major D) are checked on small shapes
 //! with every edge by forcing them with `FERROCUTE_KERNEL` (and, for split-K tiles, the
 //! cluster size with `FERROCUTE_SPLIT_K`), which are read once per process: the parent test
 //! runs this binary once per kernel, as children with the variables set running side by side,
 //! and each child checks its kernel like the dispatched ones. `FERROCUTE_TAIL_SPLIT=1` makes
 //! the persistent tiles split every case's part-empty last round into as many parts as the
 //! CTAs allow (down to one k-block a part: 7x9x64 has one tile of one k-block, 129x200x300
-//! five k-blocks in up to five parts), and shows that a cluster kernel ignores it.
+//! five k-blocks in up to five parts).
 
 use ferrocute::gemm::geometry::TailSplit;
 use ferrocute::gemm::Order;
@@ -23,14 +21,11 @@ use common::*;
 
 /// (kernel, K splits or "" for the dispatcher's choice, tail split forced on ("1"), off
 /// ("0") or "" for the dispatcher's choice).
-const KERNELS: [(&str, &str, &str); 22] = [
+const KERNELS: [(&str, &str, &str); 19] = [
     ("sm90_128x192x64_s4_pp", "", "0"),
     ("sm90_128x192x64_s4_pp", "", "1"),
-    ("sm90_128x256x64_s4_coop_c2", "", "1"),
     ("sm90_128x256x64_s4_coop", "", "0"),
     ("sm90_128x256x64_s4_coop", "", "1"),
-    ("sm90_128x256x64_s3_st", "", ""),
-    ("sm90_128x256x64_s4_st2", "", ""),
     ("sm90_splitk_64x64x64_s13", "1", ""),
     ("sm90_splitk_64x64x64_s13", "8", ""),
     ("sm90_splitk_128x64x64_s9", "2", ""),
@@ -192,9 +187,8 @@ fn forced_kernel_child(kernel: &str) {
             if let Some((_, c)) = kernel.rsplit_once("_mc").or(kernel.rsplit_once("_nc")) {
                 assert_eq!(cluster.to_string(), c, "{m}x{n}x{k}x{batch} {kernel}");
             }
-            // Forced on, the persistent tiles without a cluster or a staged epilogue
-            // split a part-empty last round of r tiles into as many parts as fit:
-            // min(SMs / r, k-blocks), at least 2.
+            // Forced on, the persistent tiles split a part-empty last round of r tiles
+            // into as many parts as fit: min(SMs / r, k-blocks), at least 2.
             let expected = match persistent_tile(kernel) {
                 Some((bm, bn)) if forced_on => {
                     let sms = g.sm_count() as usize;
@@ -238,8 +232,8 @@ fn planned_a_m_major(ran: &str) -> bool {
     parts.get(2).is_some_and(|majors| majors.starts_with('m'))
 }
 
-/// The tile `(BM, BN)` of a persistent kernel that can split its tail (no cluster, no repacked
-/// epilogue), from its name.
+/// The tile `(BM, BN)` of a persistent kernel (all of which can split their tail), from its
+/// name.
 fn persistent_tile(kernel: &str) -> Option<(usize, usize)> {
     if !(kernel.ends_with("_pp") || kernel.ends_with("_coop")) {
         return None;

@@ -507,7 +507,8 @@ pub struct Dispatch {
     /// Grid dimensions (blocks).
     pub grid: (u32, u32, u32),
     /// CTAs per cluster along x (1: no cluster): the K splits of a [`GridKind::SplitK`]
-    /// kernel, or [`KernelConfig::cluster_m`].
+    /// kernel, or the CTAs of its clusters along M or N ([`KernelConfig::cluster_m`] x
+    /// [`KernelConfig::cluster_n`]); 1 for every other kernel.
     pub cluster: u32,
     /// Whether the kernel's A and B (`plan.a`, `plan.b`: the caller's B and A when
     /// `plan.swapped`) were copied into the handle's workspace with aligned leading
@@ -588,7 +589,7 @@ pub fn dispatch_plan(
             .split_k
             .filter(|s| s.is_power_of_two())
             .unwrap_or_else(|| split_k(cfg, plan.m, plan.n, plan.k, plan.batch, sm_count)),
-        _ => cfg.cluster_m.max(1),
+        _ => 1,
     };
     let tail = match cfg.grid {
         GridKind::Persistent => {

@@ -339,11 +339,7 @@ pub fn grid_dims(
     let (gx, gy, gz) = match cfg.grid {
         GridKind::Tiles2D => (tm, tn, b),
         GridKind::Raster1D => (tm * tn, 1, b),
-        GridKind::Persistent => {
-            let c = cfg.cluster_m.max(1) as u64;
-            let units = tm.div_ceil(c) * tn * b;
-            (c * units.min((sm_count as u64 / c).max(1)), 1, 1)
-        }
+        GridKind::Persistent => ((tm * tn * b).min((sm_count as u64).max(1)), 1, 1),
         // Clusters along M or N (one of the two is 1): grid.x is the cluster.
         GridKind::SplitK if cfg.cluster_m * cfg.cluster_n > 1 => {
             let (cm, cn) = (cfg.cluster_m as u64, cfg.cluster_n as u64);

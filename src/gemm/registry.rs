@@ -12,8 +12,7 @@ use ferrocute_kernels::sm80::{
 };
 use ferrocute_kernels::sm90_gemm::{
     Sm90Config, Sm90_128x128x64S6Pp, Sm90_128x160x64S5Coop, Sm90_128x192x64S4Pp,
-    Sm90_128x256x64S3St, Sm90_128x256x64S4C2, Sm90_128x256x64S4Coop, Sm90_128x256x64S4St2,
-    Sm90_128x80x64S8Coop, Sm90_128x96x64S7Coop,
+    Sm90_128x256x64S4Coop, Sm90_128x80x64S8Coop, Sm90_128x96x64S7Coop,
 };
 use ferrocute_kernels::sm90_skinny::{Skinny16W4, Skinny16W8, SkinnyConfig};
 use ferrocute_kernels::sm90_splitk::{
@@ -93,15 +92,14 @@ pub struct KernelConfig {
     /// How output tiles map to thread blocks.
     pub grid: GridKind,
     /// CTAs per cluster along M (1, or 2 or 4 when M-adjacent tiles share their B tile by
-    /// TMA multicast): [`GridKind::Persistent`] kernels, and [`GridKind::SplitK`] kernels
-    /// whose clusters then do not split K.
+    /// TMA multicast): [`GridKind::SplitK`] kernels, whose clusters then do not split K.
     pub cluster_m: u32,
     /// CTAs per cluster along N of a [`GridKind::SplitK`] kernel (1, or 2 or 4 when
     /// N-adjacent tiles share their A tile by TMA multicast; such clusters split no K).
     pub cluster_n: u32,
     /// Whether the kernel can split the tiles of a part-empty last round along K
     /// ([`persistent_k_blocks`](super::geometry::persistent_k_blocks)): the persistent
-    /// Hopper tiles without a cluster or an epilogue buffered in shared memory.
+    /// Hopper tiles.
     pub can_split_tail: bool,
     /// Whether the kernel has entry points for an M-major A (all but the split-K tiles of 96
     /// rows of M, whose A tile the MN-major swizzle atom does not tile).
@@ -170,7 +168,7 @@ pub enum FusedEntries {
     /// entry points trap on one).
     Every,
     /// For K-major A and B with D of the input's 16-bit type, the layouts and types of
-    /// inference's linear layers (the persistent tiles without a buffered epilogue: their
+    /// inference's linear layers (the persistent tiles of whole 64-column boxes: their
     /// epilogue unrolled in registers into the TMA store). Other fused launches take the
     /// plain entry points, which apply the epilogue in a rolled loop.
     KMajor16,
@@ -183,8 +181,7 @@ pub enum GridKind {
     Tiles2D,
     /// `(tiles_m * tiles_n, 1, batch)`: the kernel rasterises tiles itself (L2 grouping).
     Raster1D,
-    /// `(min(tiles_m * tiles_n * batch, SMs), 1, 1)`: persistent blocks walk all tiles. With
-    /// clusters of `c = cluster_m`: `(c * min(ceil(tiles_m / c) * tiles_n * batch, SMs / c), 1, 1)`.
+    /// `(min(tiles_m * tiles_n * batch, SMs), 1, 1)`: persistent blocks walk all tiles.
     Persistent,
     /// `(splits, tiles_n * tiles_m, batch)` in clusters of `(splits, 1, 1)`: the CTAs of a
     /// cluster split K and sum their partial tiles in distributed shared memory. With
@@ -264,7 +261,7 @@ const fn hopper(
 const fn sm90<C: Sm90Config>() -> KernelConfig {
     KernelConfig {
         path: LaunchPath::TensorMapsAndD,
-        can_split_tail: C::SCHEDULE <= 1 && C::CLUSTER_M == 1,
+        can_split_tail: true,
         n_major_b: C::BOXES,
         n_major_d: C::N_MAJOR_D,
         fused_entries: if C::FUSED_ENTRIES {
@@ -280,7 +277,7 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
             C::THREADS,
             C::SMEM_BYTES,
             GridKind::Persistent,
-            C::CLUSTER_M,
+            1,
         )
     }
 }
@@ -434,16 +431,10 @@ pub static PERSISTENT_KERNELS: &[Weighed] = &[
 /// The K from which the cooperative 128x256 tile is weighed ([`PERSISTENT_KERNELS`]).
 pub const LONG_K: i32 = 4096;
 
-/// Fast kernels, in order of preference: the Hopper 128x128 tile, then three Hopper 128x256
-/// tiles that never come first, as they measured no faster than the weighed cooperative
-/// tile ([`PERSISTENT_KERNELS`]): with 2-CTA clusters (TMA multicast of B), and with the
-/// epilogue buffered in shared memory (3 stages, or 4 with the buffer in two column
-/// halves); they are there for `FERROCUTE_KERNEL` (BENCHMARKS.md).
+/// Fast kernels, in order of preference: the Hopper 128x128 tile (for problems the weighing
+/// of [`PERSISTENT_KERNELS`] leaves to it), then the Ampere-class tiles.
 pub static FAST_KERNELS: &[KernelConfig] = &[
     sm90::<Sm90_128x128x64S6Pp>(),
-    sm90::<Sm90_128x256x64S4C2>(),
-    sm90::<Sm90_128x256x64S3St>(),
-    sm90::<Sm90_128x256x64S4St2>(),
     sm80::<Sm80_128x256x32S4>(),
     sm80::<Sm80_128x128x32S3>(),
     sm80::<Sm80_64x64x32S3>(),

@@ -2,18 +2,13 @@
 //
 // Schedules: Schedule = 0 cooperative (both consumer warpgroups on one 128-row tile);
 // Schedule = 1 pingpong (each consumer warpgroup owns whole tiles, alternate tiles, one WG's
-// epilogue overlapping the other's mainloop); Schedule = 2 cooperative with a staged
-// epilogue (for beta = 0 and a 16-bit D the consumers leave the tile in shared memory and
-// start the next one while the TMA, or where M % 8 != 0 warps 1-3 of the producer
-// warpgroup, store it).
-// For beta = 0, a 16-bit D and M % 8 == 0 every schedule stores D by TMA (tma_d) from
-// 128-byte-swizzled shared memory, with a fused epilogue too (applied in registers) but on
-// the staged schedule (the general epilogue). Entry points ferrocute_sm90_<cfg>_epi_kk_<t>_<t>
+// epilogue overlapping the other's mainloop).
+// For beta = 0, a 16-bit D and M % 8 == 0 both schedules store D by TMA (tma_d) from
+// 128-byte-swizzled shared memory, with a fused epilogue too (applied in registers).
+// Entry points ferrocute_sm90_<cfg>_epi_kk_<t>_<t>
 // (FERROCUTE_SM90_DEFINE_EPI) serve fused launches of K-major A and B with D of the inputs'
 // 16-bit type: the epilogue unrolled, SwiGLU by TMA; the plain ones apply it in a rolled
 // loop and SwiGLU by the general epilogue.
-// ClusterShape (2,1,1): M-adjacent tiles of a cluster share their B tile, each CTA loading
-// half of it by TMA multicast.
 //
 // Computes (gemm_params.h convention)  D(m,n,l) = alpha * sum_k A(m,k,l) B(n,k,l) + beta * C(m,n,l)
 // with f32 accumulation.  C has the same element type as D.  beta == 0 never reads C.
@@ -30,7 +25,6 @@
 //                          // B K-major only (the MN atom spans 64 rows), D by the general
 //                          // epilogue in either order (GemmParams::d_n_major), no _epi entries,
 //                          // BK multiple of 64 (64 16-bit elements = one 128-byte swizzle row).
-//     using ClusterShape = cute::Shape<cute::Int<CM>, cute::Int<1>, cute::Int<1>>;  // CM = 1 or 2
 //     static constexpr int Stages = 4;        // smem pipeline depth (A+B tile per stage)
 //     using SmemLayoutAtomK  = cute::ComposedLayout<cute::Swizzle<3,4,3>, cute::smem_ptr_flag_bits<16>,
 //                                cute::Layout<cute::Shape<cute::Int<8>,cute::Int<64>>,
@@ -52,10 +46,6 @@
 //                                             //     owns whole tiles (alternate tiles), BM*BN <=
 //                                             //     24576 or BM=64,BN=256; epilogue of one WG
 //                                             //     overlaps the mainloop of the other
-//                                             // 2 = cooperative, staged epilogue: as 0, plus
-//                                             //     BM*BN*2/StageParts + 8*32 bytes of staging
-//     static constexpr int StageParts = 1;    // optional, Schedule 2 only: 1, or 2 to stage the
-//                                             // tile in two column halves (half the smem)
 //   };
 //
 // =====================================================================================
@@ -89,7 +79,7 @@
 //   A M-major (am=m): globalDim = {M, K, batch}, globalStrides = {lda*2, batch_stride_a*2},
 //                     boxDim = {64, BK, 1}
 //   B K-major (bm=k): globalDim = {K, N, batch}, globalStrides = {ldb*2, batch_stride_b*2},
-//                     boxDim = {64, BN/CM, 1}   (each CTA of a cluster loads BN/CM rows)
+//                     boxDim = {64, BN, 1}
 //   B N-major (bm=n): globalDim = {N, K, batch}, globalStrides = {ldb*2, batch_stride_b*2},
 //                     boxDim = {64, BK, 1}
 //   D (tma_d; encoded where D is 16-bit, its base 16-byte aligned, ldd % 8 == 0, batch == 1
@@ -110,34 +100,26 @@
 // =====================================================================================
 //   tiles     = ceil(M/BM) * ceil(N/BN) * batch
 //   grid      = (min(tiles, numSMs), 1, 1)      persistent; any grid.x >= 1 is correct
-//               with CM = 2: (2 * min(ceil(M/BM/2) * ceil(N/BN) * batch, numSMs/2), 1, 1)
-//   split tail (Schedule 0 or 1, CM = 1; params.tail_splits >= 2): the last
+//   split tail (params.tail_splits >= 2): the last
 //               params.tail_tiles tiles (at most grid.x) are split along K into tail_splits
 //               parts (clamped to grid.x / tail_tiles and to the k-blocks), one per CTA
 //               (WorkList); grid = (numSMs, 1, 1) makes the other tiles whole rounds.
 //               params.workspace: 1024-byte aligned, roundup(grid.x*4, 1024) bytes of u32
 //               counters that are zero before the launch (the kernel leaves them zero),
 //               then tail_tiles*tail_splits f32 tiles of BM*BN.
-//   stream-K  (Schedule 0 or 1, CM = 1; params.tail_splits < 0): the last params.tail_tiles
+//   stream-K  (params.tail_splits < 0): the last params.tail_tiles
 //               tiles (grid.x to all of them) run as grid.x equal runs of their k-blocks,
 //               one per CTA (WorkList); the workspace as above with 2*grid.x f32 tiles.
 //               tail_splits 0 or 1: no split, no workspace.
 //   block     = (384, 1, 1)                      warpgroup 0 = producer (1 TMA thread),
 //                                                warpgroups 1,2 = consumers (WGMMA + epilogue)
 //                                                (both schedules)
-//   cluster   = (CM, 1, 1)                       (launch attribute when CM = 2; the kernel
-//                                                traps if the launch's cluster is not CM)
 //   dynamic smem bytes = smem_bytes<Cfg>() =
-//       1024 (alignment slack) + roundup(Stages*(BM+BN)*BK*2 + staging + Stages*16 + 32, 1024)
+//       1024 (alignment slack) + roundup(Stages*(BM+BN)*BK*2 + staging + Stages*16 + 16, 1024)
 //       staging = 2*roundup(max(EpiN*(64+4)*4, 2*8192), 1024) (f32 columns, or a ring of two
-//                 TMA boxes; a narrow tile: 2*roundup(EpiN*(64+4)*4, 1024)), or for
-//                 Schedule 2 max(2*EpiN*(64+4)*4, BM*BN*2/StageParts + 8*32)
-//       (the "+ 32" barrier bytes changed none of these values)
-//       e.g. 128x256x64_s4 : 1024 + roundup(196608 + 32768 + 64 + 32, 1024) = 231424 bytes (any out type)
-//            128x128x64_s6 : 1024 + roundup(196608 + 32768 + 96 + 32, 1024) = 231424 bytes (coop and pp)
-//            128x256x64_s3_st : 1024 + roundup(147456 + 65792 + 48 + 32, 1024) = 215040 bytes
-//            128x256x64_s4_st2 (StageParts 2) : 1024 + roundup(196608 + 33024 + 64 + 32, 1024)
-//                             = 231424 bytes
+//                 TMA boxes; a narrow tile: 2*roundup(EpiN*(64+4)*4, 1024))
+//       e.g. 128x256x64_s4 : 1024 + roundup(196608 + 32768 + 64 + 16, 1024) = 231424 bytes (any out type)
+//            128x128x64_s6 : 1024 + roundup(196608 + 32768 + 96 + 16, 1024) = 231424 bytes (coop and pp)
 //   kernel params in PTX: param_0 GemmParams (136 B, align 8, offset 0), param_1 CUtensorMap
 //   (128 B, align 128, offset 128), param_2 CUtensorMap (offset 256), param_3 CUtensorMap
 //   (offset 384); cuLaunchKernel's kernelParams = {&params, &tma_a, &tma_b, &tma_d}.

@@ -9,9 +9,9 @@ use ferrocute_layout::{Operand, Tup, Value};
 /// A Hopper (TMA + WGMMA, warp-specialized, persistent) GEMM configuration.
 ///
 /// ```
-/// use ferrocute_kernels::sm90_gemm::{Sm90Config, Sm90_128x256x64S4C2};
-/// assert_eq!(Sm90_128x256x64S4C2::SMEM_BYTES, 231424);
-/// assert_eq!(Sm90_128x256x64S4C2::SMEM_A.to_string(),
+/// use ferrocute_kernels::sm90_gemm::{Sm90Config, Sm90_128x256x64S4Coop};
+/// assert_eq!(Sm90_128x256x64S4Coop::SMEM_BYTES, 231424);
+/// assert_eq!(Sm90_128x256x64S4Coop::SMEM_A.to_string(),
 ///     "Sw<3,4,3> o 0 o ((8,16),(64,1),(1,4)):((64,512),(1,0),(0,8192))");
 /// ```
 pub trait Sm90Config {
@@ -28,17 +28,8 @@ pub trait Sm90Config {
     /// Columns per epilogue chunk.
     const EPI_N: usize;
     /// 0: cooperative (both consumer warpgroups on one tile); 1: pingpong (the two
-    /// warpgroups take alternate tiles, one's epilogue overlapping the other's main loop);
-    /// 2: cooperative with an epilogue buffered in shared memory (the consumers leave the
-    /// 16-bit tile in shared memory and go on with the next tile while spare producer warps
-    /// store it).
+    /// warpgroups take alternate tiles, one's epilogue overlapping the other's main loop).
     const SCHEDULE: usize;
-    /// Schedule 2 only: the tile goes through the shared-memory epilogue buffer in this many
-    /// column parts (1 or 2); 2 halves the buffer, at one wait for the storers per tile.
-    const STAGE_PARTS: usize;
-    /// CTAs per cluster along M (1 or 2): with 2, M-adjacent tiles share their B tile, each
-    /// CTA loading half of it and multicasting it to both.
-    const CLUSTER_M: usize;
     /// Whether the tile writes an N-major D, so that `y = x·Wᵀ` with the tokens on M can run
     /// as its transpose, the weight on M and the tokens in one tile of N: always on a narrow
     /// tile (not [`Self::BOXES`]; general epilogue, K-major B), and on a tile of whole
@@ -57,17 +48,15 @@ pub trait Sm90Config {
     /// N-major D, and a K-major B only (the MN-major atom spans 64 rows of B).
     const BOXES: bool = Self::TILE[1] % 64 == 0;
     /// Whether the configuration has `_epi` entry points for fused launches (K-major A and
-    /// B, D of the inputs' 16-bit type): the unbuffered schedules (0 and 1), whose fused
-    /// epilogue goes in registers to the TMA store.
-    const FUSED_ENTRIES: bool = Self::SCHEDULE <= 1 && Self::BOXES;
+    /// B, D of the inputs' 16-bit type): the tiles of whole boxes, whose fused epilogue goes
+    /// in registers to the TMA store.
+    const FUSED_ENTRIES: bool = Self::BOXES;
     /// The numbers `sm90_check` and the shared-memory formula read.
     const SHAPE: Sm90Shape = Sm90Shape {
         tile: Self::TILE,
         stages: Self::STAGES,
         epi_n: Self::EPI_N,
         schedule: Self::SCHEDULE,
-        stage_parts: Self::STAGE_PARTS,
-        cluster_m: Self::CLUSTER_M,
     };
     /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out (pipeline, epilogue buffer,
     /// barriers, 1 KiB alignment slack).
@@ -89,21 +78,16 @@ pub struct Sm90Shape {
     pub stages: usize,
     /// Columns per f32 epilogue chunk.
     pub epi_n: usize,
-    /// 0 cooperative, 1 pingpong, 2 cooperative with an epilogue buffered in shared memory.
+    /// 0 cooperative, 1 pingpong.
     pub schedule: usize,
-    /// Column parts of the epilogue buffered in shared memory.
-    pub stage_parts: usize,
-    /// CTAs per cluster along M.
-    pub cluster_m: usize,
 }
 
 impl Sm90Shape {
     /// Dynamic shared memory, as `sm90_gemm.cuh` lays it out.
     pub const fn smem_bytes(&self) -> usize {
         let [bm, bn, bk] = self.tile;
-        // Epilogue buffer: f32 columns, or one part of the 16-bit tile (schedule 2, the
-        // epilogue buffered in shared memory). Otherwise each consumer warpgroup's buffer also
-        // holds the TMA epilogue's ring of two 8 KiB boxes and starts at a 1024-byte boundary.
+        // Epilogue buffer of each consumer warpgroup: f32 columns, or the TMA epilogue's ring
+        // of two 8 KiB boxes, whichever is larger, from a 1024-byte boundary.
         let f32_staging = 2 * self.epi_n * 68 * 4;
         // A tile of no whole 64-column boxes stores D from the f32 staging only.
         let tma_ring = if bn % 64 == 0 {
@@ -111,21 +95,14 @@ impl Sm90Shape {
         } else {
             0
         };
-        // 8 consumer warps' slices, each followed by 32 bytes (`kSlicePad` in sm90_gemm.cuh)
-        const SLICE_PAD: usize = 32;
-        let part = bm * bn * ELEM_BYTES / self.stage_parts + 8 * SLICE_PAD;
-        let staging = if self.schedule == 2 && part > f32_staging {
-            part
+        let per_wg = if f32_staging / 2 > tma_ring {
+            f32_staging / 2
         } else {
-            let per_wg = if f32_staging / 2 > tma_ring {
-                f32_staging / 2
-            } else {
-                tma_ring
-            };
-            2 * per_wg.div_ceil(1024) * 1024
+            tma_ring
         };
-        // Full and empty barriers per stage, two pingpong turns, two epilogue-buffer barriers.
-        let body = self.stages * (bm + bn) * bk * ELEM_BYTES + staging + self.stages * 16 + 32;
+        let staging = 2 * per_wg.div_ceil(1024) * 1024;
+        // Full and empty barriers per stage, two pingpong turns.
+        let body = self.stages * (bm + bn) * bk * ELEM_BYTES + staging + self.stages * 16 + 16;
         1024 + body.div_ceil(1024) * 1024
     }
 }
@@ -138,25 +115,15 @@ pub const fn sm90_check(shape: &Sm90Shape, atom_k: &Value, atom_mn: &Value) -> V
         stages,
         epi_n,
         schedule,
-        stage_parts,
-        cluster_m,
         ..
     } = *shape;
     assert!(
-        cluster_m == 1 || cluster_m == 2,
-        "kernel config: the cluster is 1 or 2 CTAs along M"
-    );
-    assert!(
-        schedule <= 2,
-        "kernel config: Schedule is 0 (cooperative), 1 (pingpong) or 2 (cooperative, staged epilogue)"
-    );
-    assert!(
-        stage_parts == 1 || (schedule == 2 && stage_parts == 2 && bn % 32 == 0),
-        "kernel config: StageParts is 1, or 2 with the staged epilogue"
+        schedule <= 1,
+        "kernel config: Schedule is 0 (cooperative) or 1 (pingpong)"
     );
     assert!(
         schedule == 1 || bm == 128,
-        "kernel config: the cooperative schedules need BM = 128 (2 consumer warpgroups x 64 rows)"
+        "kernel config: the cooperative schedule needs BM = 128 (2 consumer warpgroups x 64 rows)"
     );
     assert!(
         schedule != 1 || ((bm == 64 || bm == 128) && (bm * bn <= 128 * 192 || (bm == 64 && bn <= 256))),
@@ -168,7 +135,7 @@ pub const fn sm90_check(shape: &Sm90Shape, atom_k: &Value, atom_mn: &Value) -> V
     );
     assert!(
         bn % 64 == 0 || schedule == 0,
-        "kernel config: a BN of no whole 64-column boxes takes the cooperative schedule (the buffered epilogue stores whole boxes; the pingpong one has no register epilogue for it)"
+        "kernel config: a BN of no whole 64-column boxes takes the cooperative schedule (the pingpong one has no register epilogue for it)"
     );
     assert!(
         bk % 64 == 0,
@@ -227,10 +194,6 @@ pub fn render_sm90<C: Sm90Config>() -> String {
         "  using TileShape = {};\n",
         cpp_tuple(&Tup::flat(&[bm, bn, bk]))
     );
-    s += &format!(
-        "  using ClusterShape = {};\n",
-        cpp_tuple(&Tup::flat(&[C::CLUSTER_M, 1, 1]))
-    );
     s += &format!("  static constexpr int Stages = {};\n", C::STAGES);
     s += &format!(
         "  using SmemLayoutAtomK = {};\n",
@@ -246,9 +209,6 @@ pub fn render_sm90<C: Sm90Config>() -> String {
     );
     s += &format!("  static constexpr int EpiN = {};\n", C::EPI_N);
     s += &format!("  static constexpr int Schedule = {};\n", C::SCHEDULE);
-    if C::STAGE_PARTS != 1 {
-        s += &format!("  static constexpr int StageParts = {};\n", C::STAGE_PARTS);
-    }
     s + "};\n"
 }
 
@@ -256,8 +216,7 @@ macro_rules! sm90_config {
     (@or $default:literal) => { $default };
     (@or $default:literal $value:literal) => { $value };
     ($(#[$m:meta])* $ty:ident, $name:literal, $cpp:literal, [$bm:literal, $bn:literal, $bk:literal],
-     $stages:literal, $schedule:literal, $cluster_m:literal $(, parts = $parts:literal)?
-     $(, raster = $raster:literal)? $(, epi_n = $epi_n:literal)?
+     $stages:literal, $schedule:literal $(, raster = $raster:literal)? $(, epi_n = $epi_n:literal)?
      $(, n_major_d = $n_major_d:literal)?) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
@@ -270,8 +229,6 @@ macro_rules! sm90_config {
             const RASTER_GROUP: usize = sm90_config!(@or 8 $($raster)?);
             const EPI_N: usize = sm90_config!(@or 32 $($epi_n)?);
             const SCHEDULE: usize = $schedule;
-            const CLUSTER_M: usize = $cluster_m;
-            const STAGE_PARTS: usize = 1 $(* $parts)?;
             const N_MAJOR_D: bool = sm90_config!(@or false $($n_major_d)?) || $bn % 64 != 0;
             type SmemAtomK = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((8,64):(64,1))>;
             type SmemAtomMN = ferrocute_layout::Composition<ferrocute_layout::Swizzle<3, 4, 3>, ferrocute_layout::Layout!((64,8):(1,64))>;
@@ -282,23 +239,15 @@ macro_rules! sm90_config {
 sm90_config!(
     /// 128x128x64, 6 stages, pingpong: the fastest measured Hopper configuration.
     Sm90_128x128x64S6Pp, "sm90_128x128x64_s6_pp", "Sm90Cfg_128x128x64_s6_pp",
-    [128, 128, 64], 6, 1, 1
+    [128, 128, 64], 6, 1
 );
 sm90_config!(
-    /// 128x256x64, 4 stages, cooperative, clusters of 2 along M sharing B by TMA multicast:
-    /// half the L2 bytes per flop of the 128x128 tile, but no faster than the same tile
-    /// without a cluster on an H100 (BENCHMARKS.md); reachable with `FERROCUTE_KERNEL`.
-    Sm90_128x256x64S4C2, "sm90_128x256x64_s4_coop_c2", "Sm90Cfg_128x256x64_s4_coop_c2",
-    [128, 256, 64], 4, 0, 2
-);
-
-sm90_config!(
-    /// 128x256x64, 4 stages, cooperative, no cluster: each consumer warpgroup hands its 64
-    /// rows of D to the TMA through a ring of two 8 KiB boxes, which leaves room for the
-    /// fourth stage. Weighed from `k >= 4096` (`PERSISTENT_KERNELS`); raster groups of 16
+    /// 128x256x64, 4 stages, cooperative: each consumer warpgroup hands its 64 rows of D to
+    /// the TMA through a ring of two 8 KiB boxes, which leaves room for the fourth stage.
+    /// Weighed from `k >= 4096` (`PERSISTENT_KERNELS`); raster groups of 16
     /// M-tiles keep its DRAM reads down to cuBLAS's (measured: see BENCHMARKS.md).
     Sm90_128x256x64S4Coop, "sm90_128x256x64_s4_coop", "Sm90Cfg_128x256x64_s4_coop",
-    [128, 256, 64], 4, 0, 1, raster = 16
+    [128, 256, 64], 4, 0, raster = 16
 );
 
 sm90_config!(
@@ -309,24 +258,7 @@ sm90_config!(
     /// addresses, none in the main loop. Writes an N-major D ([`Sm90Config::N_MAJOR_D`]):
     /// 161-192 tokens of `y = x·Wᵀ` in one tile of N.
     Sm90_128x192x64S4Pp, "sm90_128x192x64_s4_pp", "Sm90Cfg_128x192x64_s4_pp",
-    [128, 192, 64], 4, 1, 1, n_major_d = true
-);
-
-sm90_config!(
-    /// 128x256x64, 3 stages, cooperative with an epilogue buffered in shared memory (the
-    /// tile's 64 KiB of 16-bit output costs the fourth stage): slower than the 4-stage tile,
-    /// which stores D by TMA; reachable with `FERROCUTE_KERNEL` (BENCHMARKS.md).
-    Sm90_128x256x64S3St, "sm90_128x256x64_s3_st", "Sm90Cfg_128x256x64_s3_st",
-    [128, 256, 64], 3, 2, 1
-);
-
-sm90_config!(
-    /// 128x256x64, 4 stages, cooperative with an epilogue buffered in shared memory in two
-    /// column halves (a 32 KiB buffer keeps the fourth stage; the second half waits until the
-    /// TMA has read the first): no faster than the 4-stage cooperative tile; reachable with
-    /// `FERROCUTE_KERNEL` (BENCHMARKS.md).
-    Sm90_128x256x64S4St2, "sm90_128x256x64_s4_st2", "Sm90Cfg_128x256x64_s4_st2",
-    [128, 256, 64], 4, 2, 1, parts = 2
+    [128, 192, 64], 4, 1, n_major_d = true
 );
 
 sm90_config!(
@@ -335,7 +267,7 @@ sm90_config!(
     /// of 132 SMs, where 128x128 tiles leave a quarter or more of them idle (96 tiles at
     /// 6,144 rows).
     Sm90_128x96x64S7Coop, "sm90_128x96x64_s7_coop", "Sm90Cfg_128x96x64_s7_coop",
-    [128, 96, 64], 7, 0, 1
+    [128, 96, 64], 7, 0
 );
 
 sm90_config!(
@@ -344,7 +276,7 @@ sm90_config!(
     /// of a weight of up to 5,280 rows in one wave of 132 SMs (116 tiles at 4,608 rows, where
     /// the 96-wide tile makes 96 and cuBLAS runs 128x80 tiles), one m64n80k16 WGMMA a k-step.
     Sm90_128x80x64S8Coop, "sm90_128x80x64_s8_coop", "Sm90Cfg_128x80x64_s8_coop",
-    [128, 80, 64], 8, 0, 1, epi_n = 16
+    [128, 80, 64], 8, 0, epi_n = 16
 );
 
 sm90_config!(
@@ -352,7 +284,7 @@ sm90_config!(
     /// puts 129-256 rows of a weight of up to 10,560 rows in one wave of 132 SMs (128 tiles
     /// at 10,240 rows, where cuBLAS runs the same tile), one m64n160k16 WGMMA a k-step.
     Sm90_128x160x64S5Coop, "sm90_128x160x64_s5_coop", "Sm90Cfg_128x160x64_s5_coop",
-    [128, 160, 64], 5, 0, 1
+    [128, 160, 64], 5, 0
 );
 
 /// Renders the Hopper configurations into the header `sm90_gemm.cu` includes.
@@ -379,11 +311,8 @@ pub fn render_sm90_header() -> String {
     let (boxed, narrow): (Vec<Parts>, Vec<Parts>) = (
         vec![
             parts::<Sm90_128x128x64S6Pp>(),
-            parts::<Sm90_128x256x64S4C2>(),
             parts::<Sm90_128x256x64S4Coop>(),
             parts::<Sm90_128x192x64S4Pp>(),
-            parts::<Sm90_128x256x64S3St>(),
-            parts::<Sm90_128x256x64S4St2>(),
         ],
         vec![
             parts::<Sm90_128x80x64S8Coop>(),

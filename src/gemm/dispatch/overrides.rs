@@ -32,15 +32,25 @@ pub struct Overrides {
 }
 
 impl Overrides {
-    /// The overrides the three variables name; values that name nothing are ignored.
+    /// The overrides the four variables name; values that name nothing are ignored, a
+    /// kernel name with a warning on stderr (a tuning run that silently took the default
+    /// dispatch would measure the wrong kernel).
     pub fn from_env() -> Overrides {
         let var = |k| std::env::var(k).ok();
-        Overrides::parse(
-            var("FERROCUTE_KERNEL").as_deref(),
+        let kernel = var("FERROCUTE_KERNEL").filter(|k| !k.is_empty());
+        let o = Overrides::parse(
+            kernel.as_deref(),
             var("FERROCUTE_SPLIT_K").as_deref(),
             var("FERROCUTE_TAIL_SPLIT").as_deref(),
             var("FERROCUTE_STREAM_K").as_deref(),
-        )
+        );
+        if let (Some(name), None) = (kernel.as_deref(), o.kernel) {
+            eprintln!(
+                "ferrocute: FERROCUTE_KERNEL={name} names no kernel of \
+                 gemm::registry::all_kernels() (e.g. sm90_128x128x64_s6_pp); ignored"
+            );
+        }
+        o
     }
 
     /// Overrides from the variables' texts: a kernel name from the tables, a split of 1 to 8

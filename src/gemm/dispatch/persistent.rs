@@ -122,7 +122,7 @@ pub(super) fn best_persistent_with(
 
 /// Whether `c`'s last tile along the fewer of M and N loads no row past them: the tiles
 /// reach exactly to the end, or 64 past it, which the tiles marked `whole_rounds` (128x128
-/// and 128x256; not the 128x192 pingpong tile nor the staged ones) load from 64 rows
+/// and 128x256; not the 128x192 pingpong tile) load from 64 rows
 /// (columns) earlier, inside the tensor (`row_shift`, `col_shift` in
 /// `src/kernels/sm90/kernel.cuh`). For those tiles only.
 fn no_zero_rows(plan: &Plan, c: &KernelConfig) -> bool {

@@ -116,7 +116,7 @@ unsafe fn enqueue(
     // - As above; in addition `config` and `attrs` live on this frame until the call
     //   returns, and `grid.0` is a multiple of `cluster` (the split-K grid is
     //   `(splits, tiles, batch)` with `cluster = splits <= 8`, the portable limit; a
-    //   clustered persistent grid is `cluster_m` times a CTA-pair count).
+    //   split-K grid in clusters along M or N has `cluster_m * cluster_n` on x).
     // - Programmatic stream serialization lets the kernel start before the previous one in
     //   the stream has finished: the split-K and skinny kernels execute
     //   `griddepcontrol.wait` before their first global memory access

@@ -1,7 +1,7 @@
 // ferrocute sm90 GEMM, part of sm90_gemm.cuh: inline-PTX wrappers the kernels use directly,
-// named barriers (bar.sync), cluster barriers with a "memory" clobber, and special registers
-// (dynamic smem size, cluster rank and size). Separate because they are schedule-independent
-// primitives that sm90_splitk.cuh uses as well.
+// named barriers (bar.sync), cluster barriers with a "memory" clobber, and the dynamic smem
+// size. Separate because they are schedule-independent primitives that sm90_splitk.cuh uses
+// as well.
 #pragma once
 
 #include <stdint.h>
@@ -39,18 +39,6 @@ __device__ __forceinline__ void cluster_wait() {
 __device__ __forceinline__ void cluster_sync_all() {
   cluster_arrive_release();
   cluster_wait();
-}
-
-__device__ __forceinline__ uint32_t cluster_ctarank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-__device__ __forceinline__ uint32_t cluster_nctarank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
-  return r;
 }
 
 }  // namespace sm90

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <stdint.h>
-#include <type_traits>
 
 #include <cute/tensor.hpp>
 
@@ -21,21 +20,12 @@ static constexpr int kEpiLd = 64 + 4;   // padded column stride (floats) of the 
 static constexpr int kSlicePad = 32;
 // TMA store of D: one box of tma_d is 64 rows (128 bytes) x 64 columns of 16-bit values.
 static constexpr int kTmaBoxBytes = 64 * 64 * 2;
-// Without the staged epilogue a consumer warpgroup stages D for the TMA in a ring of this
-// many boxes, so that it writes one while the TMA still reads the other.
+// A consumer warpgroup stages D for the TMA in a ring of this many boxes, so that it writes
+// one while the TMA still reads the other.
 static constexpr int kTmaRingBoxes = 2;
 // Named barrier of the two cooperative consumer warpgroups around split-tail partial sums
 // (0 is __syncthreads, 1 and 2 each consumer warpgroup's epilogue).
 static constexpr int kTailBarrier = 3;
-
-// Cfg::StageParts (staged epilogue only; default 1): the tile goes through the staging in
-// that many column parts, so the staging needs only BM*BN*2/StageParts bytes.
-template <class Cfg, class = void>
-struct StagePartsOf { static constexpr int value = 1; };
-template <class Cfg>
-struct StagePartsOf<Cfg, std::void_t<decltype(Cfg::StageParts)>> {
-  static constexpr int value = Cfg::StageParts;
-};
 
 template <class Cfg>
 struct Derived {
@@ -47,24 +37,15 @@ struct Derived {
   static constexpr int kABytes = BM * BK * 2;
   static constexpr int kBBytes = BN * BK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr bool kStaged = (Cfg::Schedule == 2);
-  static constexpr int kStageParts = StagePartsOf<Cfg>::value;
-  // Epilogue staging per consumer warpgroup: EpiN padded f32 columns of 64 rows; with the
-  // staged epilogue also half of one 16-bit part of the BMxBN tile with its four warps'
-  // slice padding (the two uses never meet in one launch: the 16-bit staging serves
-  // beta == 0, the f32 one everything else).
-  static constexpr int kPartFloats = BM * BN / 4 / kStageParts + 8 * kSlicePad / 4 / 2;
-  // Without the staged epilogue each warpgroup's staging holds the TMA epilogue's ring of
-  // boxes and starts at a 1024-byte boundary (the 128-byte swizzle repeats every 1024 bytes).
+  // Epilogue staging per consumer warpgroup: EpiN padded f32 columns of 64 rows, or the TMA
+  // epilogue's ring of boxes, whichever is larger, from a 1024-byte boundary (the 128-byte
+  // swizzle repeats every 1024 bytes).
   static constexpr int kRingFloats = kTmaRingBoxes * kTmaBoxBytes / 4;
   // Whether D can go out in whole 64-column boxes (the TMA and 16-bit fast epilogues). A
   // narrower tile (BN a multiple of 16 only) takes the general epilogue and needs no ring.
   static constexpr bool kBoxes = BN % 64 == 0;
   static constexpr int kEpiFloats =
-      (kStaged && kPartFloats > EpiN * kEpiLd)
-          ? kPartFloats
-          : ((EpiN * kEpiLd > kRingFloats || !kBoxes ? EpiN * kEpiLd : kRingFloats) + 255) /
-                256 * 256;
+      ((EpiN * kEpiLd > kRingFloats || !kBoxes ? EpiN * kEpiLd : kRingFloats) + 255) / 256 * 256;
 };
 
 template <class Cfg>
@@ -76,8 +57,6 @@ struct alignas(1024) SharedStorage {
   uint64_t full[D::S];
   uint64_t empty[D::S];
   uint64_t order[2];   // pingpong math-turn barriers (unused by the cooperative schedule)
-  uint64_t out_full;   // staged epilogue: the 16-bit tile is in epi (8 consumer warps)
-  uint64_t out_empty;  // staged epilogue: the storer warps have read it (3 warps)
 };
 
 template <class Cfg>

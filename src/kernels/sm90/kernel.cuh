@@ -1,5 +1,5 @@
 // ferrocute sm90 GEMM, part of sm90_gemm.cuh: the kernel body gemm_kernel<Cfg, ...> with its
-// roles (producer warpgroup with the storer warps, cooperative consumers, pingpong consumers)
+// roles (producer warpgroup, cooperative consumers, pingpong consumers)
 // and the FERROCUTE_SM90_DEFINE entry-point macro. Separate because it composes the other
 // parts; the contract it implements is documented at the top of ../sm90_gemm.cuh.
 #pragma once
@@ -43,15 +43,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using D = Derived<Cfg>;
   constexpr int BM = D::BM, BN = D::BN, BK = D::BK, S = D::S, EpiN = D::EpiN;
-  constexpr int CM = size<0>(typename Cfg::ClusterShape{});
   static_assert(sizeof(In) == 2, "16-bit inputs only");
   constexpr bool kPingpong = (Cfg::Schedule == 1);
-  constexpr bool kStaged = D::kStaged;
-  constexpr int kParts = D::kStageParts, kPartN = BN / D::kStageParts;   // staged columns per part
-  static_assert(kParts == 1 || (kStaged && kParts == 2 && kPartN % 16 == 0),
-                "StageParts: 1, or 2 with the staged epilogue");
-  static_assert(Cfg::Schedule >= 0 && Cfg::Schedule <= 2,
-                "Schedule: 0 cooperative, 1 pingpong, 2 cooperative with a staged epilogue");
+  static_assert(Cfg::Schedule == 0 || Cfg::Schedule == 1, "Schedule: 0 cooperative, 1 pingpong");
   static_assert(kPingpong || BM == 128, "cooperative schedule: BM must be 128 (2 consumer WGs x 64)");
   static_assert(!kPingpong || BM == 64 || BM == 128, "pingpong schedule: BM must be 64 or 128");
   static_assert(!kPingpong || BM * BN <= 128 * 192 || (BM == 64 && BN <= 256),
@@ -62,20 +56,17 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // atom spans 64 rows).
   constexpr bool kBoxes = D::kBoxes;
   static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "BN must be 16..256, multiple of 16");
-  static_assert(kBoxes || (BKMajor && !Epi && !kStaged && !kPingpong),
+  static_assert(kBoxes || (BKMajor && !Epi && !kPingpong),
                 "a BN of no whole 64-column boxes: K-major B, cooperative, no _epi entries");
   static_assert(BK % 64 == 0, "BK must be a multiple of 64");
   static_assert(EpiN % 16 == 0 && BN % EpiN == 0,
                 "EpiN must divide BN in multiples of 16 (a chunk's 8 runs of 8 rows by EpiN "
                 "columns are whole passes of a warpgroup's 128 threads)");
-  static_assert((CM == 1 || CM == 2) && size(typename Cfg::ClusterShape{}) == CM,
-                "cluster (1,1,1) or (2,1,1) only");
   check_gmma_atoms<Cfg, In>();
   static_assert(!kBoxes || (D::kEpiFloats * 4 >= 4 * kWarpSliceBytes && (D::kEpiFloats * 4) % 16 == 0),
                 "the epilogue staging must hold the fast epilogue's 4 warp slices");
-  static_assert(kStaged ? (D::kEpiFloats * 2 * 4 >= BM * BN * 2 / kParts)
-                        : ((!kBoxes || D::kEpiFloats * 4 >= kTmaRingBoxes * kTmaBoxBytes) &&
-                   (D::kEpiFloats * 4) % 1024 == 0),
+  static_assert((!kBoxes || D::kEpiFloats * 4 >= kTmaRingBoxes * kTmaBoxBytes) &&
+                    (D::kEpiFloats * 4) % 1024 == 0,
                 "the TMA epilogue's staging: whole 1024-byte aligned boxes");
 
   constexpr GMMA::Major MajA = AKMajor ? GMMA::Major::K : GMMA::Major::MN;
@@ -85,15 +76,11 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   using MmaOp = decltype(GMMA::ss_op_selector<In, In, float, Shape<_64, Int<BN>, Int<BK>>, MajA, MajB>());
   // cooperative: 2 WGs split the 128 rows (64 each); pingpong: one WG owns the whole tile
   using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<Int<kPingpong ? 1 : 2>, _1, _1>>{}));
-  // A stage is released by one arrival per consumer warp that reads it, in every CTA whose
-  // smem the stage's B multicast writes.
+  // A stage is released by one arrival per consumer warp that reads it.
   constexpr int kReaderWarps = kPingpong ? 4 : 8;
-  // Staged epilogue: the consumer warps leave the 16-bit tile in shared memory and go on
-  // with the next tile while warps 1-3 of the producer warpgroup store it.
-  constexpr int kConsumerWarps = 8, kStorerWarps = 3;
   // Which entry points write an N-major D (the others trap on it): the narrow tiles' and
   // the `_nd` ones.
-  static_assert(!ND || (kBoxes && !Epi && !kStaged), "_nd entry points: whole boxes, plain");
+  static_assert(!ND || (kBoxes && !Epi), "_nd entry points: whole boxes, plain");
   constexpr bool kNMajorD = !kBoxes || ND;
   const bool d_n_major = kNMajorD && p.d_n_major;
   const bool d_vec = vec_ok<Out>(p.d, p.ldd, p.batch_stride_d);
@@ -102,62 +89,46 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   const bool tma_epi = tma_epilogue(p, fast16, d_n_major);
   // The 16-bit epilogue without TMA writes an M-major D only.
   const bool fast = fast16 && !d_n_major;
-  // The staged schedule's buffer is not laid out as the TMA ring: its fused launches take
-  // the general epilogue.
-  const bool tma_fused = kBoxes && !kStaged && !d_n_major && tma_fused_epilogue<Out, Epi>(p, d_vec);
+  const bool tma_fused = kBoxes && !d_n_major && tma_fused_epilogue<Out, Epi>(p, d_vec);
   // A narrow tile applies the unrolled fused epilogues in registers, then stores as plain.
   const bool epi_regs = !kBoxes && epi_in_registers(p);
 
   SharedStorage<Cfg>& ss = shared_storage<SharedStorage<Cfg>>();
-  // Staged epilogue: (kPartN columns x 32 B) + kSlicePad per consumer warp
-  const uint32_t staged_tile = cast_smem_ptr_to_uint(&ss.epi[0][0]);
-  // Staged TMA epilogue: consumer warpgroup w's 64 rows of a part at w * 64 * kPartN * 2
-  uint8_t* const staged_bytes = reinterpret_cast<uint8_t*>(&ss.epi[0][0]);
-  constexpr int kStagedSlice = kPartN * 32 + kSlicePad;
 
   const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int wg = warp / 4;
-  const int rank = (CM == 1) ? 0 : int(cluster_ctarank());
 
   if (tid == 0) {
     if (blockDim.x != kThreads || dyn_smem_size() < uint32_t(smem_bytes<Cfg>()) ||
-        (CM > 1 && cluster_nctarank() != uint32_t(CM)) || (!kNMajorD && p.d_n_major))
+        (!kNMajorD && p.d_n_major))
       __trap();
     for (int s = 0; s < S; ++s) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.full[s], 1);
-      cutlass::arch::ClusterBarrier::init(&ss.empty[s], kReaderWarps * CM);
+      cutlass::arch::ClusterBarrier::init(&ss.empty[s], kReaderWarps);
     }
     cutlass::arch::ClusterBarrier::init(&ss.order[0], 128);
     cutlass::arch::ClusterBarrier::init(&ss.order[1], 128);
-    cutlass::arch::ClusterBarrier::init(&ss.out_full, kConsumerWarps);
-    cutlass::arch::ClusterBarrier::init(&ss.out_empty, kStorerWarps);
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
-  // The peer's barriers must be initialised before its B multicast or its releases reach us.
-  if constexpr (CM > 1) cluster_sync_all();
 
   const int M = p.m, N = p.n, K = p.k;
   const int tiles_m = (M + BM - 1) / BM;
   const int tiles_n = (N + BN - 1) / BN;
-  // Work units: CM M-adjacent tiles sharing one B tile, one per CTA of a cluster. With an
-  // odd tiles_m the last unit's second tile lies past M: its A loads are zero-filled and its
-  // stores predicated off, but it still loads its half of B for the peer.
-  const int units_m = (tiles_m + CM - 1) / CM;
-  const int num_units = units_m * tiles_n * p.batch;
-  const int first = blockIdx.x / CM;
-  const int stride = gridDim.x / CM;
+  // Work units: the tiles of every batch, walked by the CTAs in turn (tile_of).
+  const int num_units = tiles_m * tiles_n * p.batch;
+  const int first = blockIdx.x;
+  const int stride = gridDim.x;
   const int k_tiles = (K + BK - 1) / BK;
-  // The last tail_units tiles split along K (both schedules, no cluster; WorkList): a split
-  // tail (the last round's tiles in `splits` parts, one per CTA) or stream-K (tail_splits
-  // < 0: at least a round of tiles in a run of k-blocks a CTA). K == 0 has nothing to split.
-  constexpr bool kTail = !kStaged && CM == 1;
-  const bool stream = kTail && k_tiles > 0 && p.tail_splits < 0 &&
+  // The last tail_units tiles split along K (both schedules; WorkList): a split tail (the
+  // last round's tiles in `splits` parts, one per CTA) or stream-K (tail_splits < 0: at
+  // least a round of tiles in a run of k-blocks a CTA). K == 0 has nothing to split.
+  const bool stream = k_tiles > 0 && p.tail_splits < 0 &&
                       p.tail_tiles >= int(gridDim.x) && p.tail_tiles <= num_units &&
                       int64_t(p.tail_tiles) * k_tiles <= INT32_MAX;
   const int tail_units = stream ? p.tail_tiles
-                         : (kTail && k_tiles > 0 && p.tail_splits > 1 &&
+                         : (k_tiles > 0 && p.tail_splits > 1 &&
                             p.tail_tiles <= min(num_units, int(gridDim.x)))
                              ? max(0, p.tail_tiles)
                              : 0;
@@ -176,37 +147,23 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
   // tile before, so that slab is not stored (no row is written twice, so D may alias C).
   // The narrow tiles (no TMA store: their general epilogue bounds each run of 8 rows) shift
   // by every whole 8 rows past M, and store only from the tile's own first row (m_own).
-  // Not with the staged epilogue (its storers take whole tiles), nor on the 128x192
-  // pingpong tile (192 accumulators a thread: the bookkeeping spilled 730 more bytes).
-  const bool shift_ok = !kStaged && BM == 128 && !(kPingpong && BN > 128);
-  // A narrow tile wholly past M (the second of a cluster's pair over one tile of M) loads
-  // from row 0, not before it.
+  // Not on the 128x192 pingpong tile (192 accumulators a thread: the bookkeeping spilled
+  // 730 more bytes).
+  const bool shift_ok = BM == 128 && !(kPingpong && BN > 128);
+  // past < BM <= tm * BM: a shifted tile starts at row 0 or after.
   auto row_shift = [&](int tm) {
     const int past = (tm + 1) * BM - M;
     if (!shift_ok || tm == 0 || past <= 0) return 0;
-    return kBoxes ? (past >= 64 ? 64 : 0) : min(past / 8 * 8, tm * BM);
+    return kBoxes ? (past >= 64 ? 64 : 0) : past / 8 * 8;
   };
   // The same along N for B (y = x·Wᵀ row-major runs with the tokens on N): the epilogues
   // leave out the first 64-column box.
   auto col_shift = [&](int tn) {
     return (shift_ok && tn > 0 && (tn + 1) * BN - N >= 64) ? 64 : 0;
   };
-  const int group = (Cfg::RasterGroup + CM - 1) / CM;
-  auto tile_of = [&](int unit) {
-    TileCoord tc = tile_coord(unit, units_m, tiles_n, group);
-    tc.m = tc.m * CM + rank;
-    return tc;
-  };
+  auto tile_of = [&](int unit) { return tile_coord(unit, tiles_m, tiles_n, Cfg::RasterGroup); };
   auto release = [&](int stage) {
-    if (tid % 32 == 0) {
-      if constexpr (CM == 1) {
-        cutlass::arch::ClusterBarrier::arrive(&ss.empty[stage]);
-      } else {
-        CUTE_UNROLL
-        for (int q = 0; q < CM; ++q)
-          cutlass::arch::ClusterBarrier::arrive(&ss.empty[stage], uint32_t(q), 1u);
-      }
-    }
+    if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.empty[stage]);
   };
 
   if (wg == 0) {
@@ -230,40 +187,12 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
                                                                          D::kStageBytes);
           tma_load_operand<AKMajor, BM, BK>(tma_a, &ss.full[stage], ss.a + stage * D::kABytes,
                                             kt * BK, tc.m * BM - row_shift(tc.m), tc.l);
-          tma_load_operand<BKMajor, BN, BK, CM>(tma_b, &ss.full[stage],
-                                                ss.b + stage * D::kBBytes, kt * BK,
-                                                tc.n * BN - col_shift(tc.n),
-                                                tc.l, rank, uint16_t((1u << CM) - 1));
-        }
-      }
-    } else if (warp >= 1) {
-      if constexpr (kStaged && sizeof(Out) == 2) {
-        if (fast && !tma_epi) {
-          // Storer warps: copy each tile's 16-bit staging to D, 8 rows of a column per access,
-          // 16 lanes per column (its 128 rows, two whole 128-byte lines).
-          const int st = tid - 32;   // 0 .. 32*kStorerWarps-1
-          uint32_t full_phase = 0;
-          for (int unit = first; unit < num_units; unit += stride) {
-            const TileCoord tc = tile_of(unit);
-            Out* dcol = reinterpret_cast<Out*>(p.d) + int64_t(tc.l) * p.batch_stride_d;
-            for (int part = 0; part < kParts; ++part) {
-              cutlass::arch::ClusterBarrier::wait(&ss.out_full, full_phase);
-              full_phase ^= 1;
-              for (int item = st; item < BM * kPartN / 8; item += 32 * kStorerWarps) {
-                // rows 8j..8j+7 of column col: consumer warp j/2's slice, row half j%2
-                const int j = item % 16, col = item / 16;
-                store_col8<Out>(staged_rows8(staged_tile, kStagedSlice, j, col), dcol,
-                                tc.m * BM + 8 * j, tc.n * BN + part * kPartN + col, p);
-              }
-              __syncwarp();
-              if (tid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_empty);
-            }
-          }
+          tma_load_operand<BKMajor, BN, BK>(tma_b, &ss.full[stage], ss.b + stage * D::kBBytes,
+                                            kt * BK, tc.n * BN - col_shift(tc.n), tc.l);
         }
       }
     }
     __syncwarp();
-    if constexpr (CM > 1) cluster_sync_all();   // stay alive while the peer may still signal us
   } else if constexpr (!kPingpong) {
     // ====================== CONSUMERS (cooperative) ======================
     cutlass::arch::warpgroup_reg_alloc<Epi ? 240 : 232>();
@@ -286,7 +215,6 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     uint32_t epi_pass = 0;   // TMA epilogue: boxes this warpgroup has stored (its ring slot)
 
     PipelineState<S> read;
-    uint32_t empty_phase = 1;   // the staging starts empty: the previous phase counts as done
     WorkList work(num_units, tail_units, splits, stream, k_tiles, first, stride, blockIdx.x);
     for (Work w; work.next(w);) {
       const TileCoord tc = tile_of(w.unit);
@@ -308,44 +236,15 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
-      if constexpr (kTail) {
-        if (!split_tail_fixup<256>(accum, w, tail_units, splits, stream, tail_counters, tail_slot,
-                                   ctid, kTailBarrier))
-          continue;
-      }
+      if (!split_tail_fixup<256>(accum, w, tail_units, splits, stream, tail_counters, tail_slot,
+                                 ctid, kTailBarrier))
+        continue;
       // A shifted tile's rows before its own (row_shift) are the tile before's: a slab of
       // only those is not stored, nor the first box of columns under col_shift; m0, n0: this
       // slab's first row and column (the narrow tiles' epilogue starts at tc.m * BM).
       const int shift = row_shift(tc.m), cshift = col_shift(tc.n);
       if (cwg * 64 + 64 <= shift) continue;
       const int m0 = tc.m * BM - shift + cwg * 64, n0 = tc.n * BN - cshift;
-      if constexpr (kStaged && sizeof(Out) == 2) {
-        if (tma_epi) {
-          // Each warpgroup stages its 64 rows of a part at once and stores them by TMA; the
-          // next tile's main loop runs while the TMA drains them.
-          CUTE_UNROLL
-          for (int part = 0; part < kParts; ++part)
-            tma_epilogue_pass<kPartN, 0, Out>(accum, part * (kPartN / 16),
-                                           staged_bytes + cwg * (64 * kPartN * 2), 1 + cwg, wtid,
-                                           m0, tc.n * BN + part * kPartN, tc.l,
-                                           p.alpha, tma_d);
-          continue;
-        }
-        if (fast) {
-          CUTE_UNROLL
-          for (int part = 0; part < kParts; ++part) {
-            cutlass::arch::ClusterBarrier::wait(&ss.out_empty, empty_phase);
-            empty_phase ^= 1;
-            stmatrix_cols<kPartN / 16, 512, Out>(
-                accum, part * (kPartN / 16),
-                slice_lane_addr(staged_tile + uint32_t((ctid / 32) * kStagedSlice), ctid % 32),
-                p.alpha);
-            __syncwarp();
-            if (ctid % 32 == 0) cutlass::arch::ClusterBarrier::arrive(&ss.out_full);
-          }
-          continue;
-        }
-      }
       if constexpr (sizeof(Out) == 2 && kBoxes) {
         if (tma_fused) {
           tma_epilogue_fused<1, BN, Out, Epi>(accum, reinterpret_cast<uint8_t*>(stg), 1 + cwg,
@@ -362,7 +261,6 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     }
     // the staging outlives the TMA's reads
     if ((tma_epi || tma_fused) && wtid == 0) tma_store_wait<0>();
-    if constexpr (CM > 1) cluster_sync_all();
   } else {
     // ======================= CONSUMERS (pingpong) ========================
     // Consumer warpgroup cwg takes the CTA's work items cwg, cwg+2, cwg+4, ... (WorkList:
@@ -423,11 +321,9 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
       if (last >= 0) release(last);
-      if constexpr (kTail) {
-        if (!split_tail_fixup<128>(accum, w, tail_units, splits, stream, tail_counters, tail_slot,
-                                   wtid, 1 + cwg))
-          continue;
-      }
+      if (!split_tail_fixup<128>(accum, w, tail_units, splits, stream, tail_counters, tail_slot,
+                                 wtid, 1 + cwg))
+        continue;
 
       // The slabs and columns before a shifted tile's own are the tile before's.
       const int shift = row_shift(tc.m), cshift = col_shift(tc.n);
@@ -452,7 +348,6 @@ __device__ __forceinline__ void gemm_kernel(GemmParams const& p, CUtensorMap con
     }
     // the staging outlives the TMA's reads
     if ((tma_epi || tma_fused) && wtid == 0) tma_store_wait<0>();
-    if constexpr (CM > 1) cluster_sync_all();
   }
 #else
   // Not sm_90a: this kernel must not run.

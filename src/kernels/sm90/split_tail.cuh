@@ -1,8 +1,7 @@
 // ferrocute sm90 GEMM, part of sm90_gemm.cuh: the reduction of tiles split along K (a split
 // tail or stream-K, WorkList) through the global workspace, partial sums of a part, the
 // per-tile arrival counter, and split_tail_fixup, by which the last part to arrive sums the
-// others. Separate because only the split tiles (Schedule 0 or 1, no cluster) use it, after
-// the main loop of a part.
+// others. Separate because only the split tiles use it, after the main loop of a part.
 #pragma once
 
 #include <stdint.h>

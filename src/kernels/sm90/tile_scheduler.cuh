@@ -58,8 +58,8 @@ struct Work {
   int part;           // the part index of a split tile, -1 for a whole tile
 };
 
-// Stream-K takes no cluster (the CTA is blockIdx.x) and fewer than 2^31 k-blocks in its
-// tiles (gemm_kernel checks both).
+// Stream-K takes fewer than 2^31 k-blocks in its tiles (gemm_kernel checks it); the CTA is
+// blockIdx.x.
 struct WorkList {
   int next_dp, dp_units, stride, k_tiles, tail_units, splits, part;
   int sk_at, sk_end;   // stream-K: this CTA's run of the tail's k-blocks still to go
