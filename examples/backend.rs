@@ -6,12 +6,12 @@
 //! `cargo run --example backend`; prints a reason and exits 0 without a GPU.
 
 use ferrocute::gemm::{Epilogue, Gemm, MatMut, MatRef, Order, Vector};
-use half::bf16;
+use ferrocute::half::bf16;
 
 /// A linear layer whose weights live on the GPU.
 struct Linear {
-    w: cudarc::driver::CudaSlice<bf16>, // [out, in], row-major
-    bias: cudarc::driver::CudaSlice<f32>,
+    w: ferrocute::cudarc::driver::CudaSlice<bf16>, // [out, in], row-major
+    bias: ferrocute::cudarc::driver::CudaSlice<f32>,
     d_in: usize,
     d_out: usize,
 }
@@ -20,9 +20,9 @@ impl Linear {
     fn forward(
         &self,
         gemm: &Gemm,
-        x: &cudarc::driver::CudaSlice<bf16>, // [batch, in], row-major
+        x: &ferrocute::cudarc::driver::CudaSlice<bf16>, // [batch, in], row-major
         batch: usize,
-    ) -> Result<cudarc::driver::CudaSlice<f32>, Box<dyn std::error::Error>> {
+    ) -> Result<ferrocute::cudarc::driver::CudaSlice<f32>, Box<dyn std::error::Error>> {
         let mut y = gemm.stream().alloc_zeros::<f32>(batch * self.d_out)?; // [batch, out], row-major
         gemm.gemm_with(
             1.0,
@@ -70,13 +70,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         d_out,
     };
     let x = s.clone_htod(&hx)?;
-    let y = match layer.forward(&gemm, &x, batch) {
-        Ok(y) => y,
-        Err(e) => {
-            println!("GEMM backend unavailable: {e}");
-            return Ok(());
-        }
-    };
+    let y = layer.forward(&gemm, &x, batch)?;
     let hy: Vec<f32> = s.clone_dtoh(&y)?;
     let mut max_err = 0.0f64;
     for r in 0..batch {

@@ -7,16 +7,18 @@
 //! ```
 //!
 //! Two GEMMs per block and no other kernel: the first applies bias and GELU (or the SwiGLU
-//! gate over W_gate and W_up stored interleaved, row 2j of the fused weight W_gate's row j and
-//! row 2j + 1 W_up's), the second adds its bias and the residual (`beta = 1` over an output
+//! gate over W_gate and W_up interleaved at load time by `interleave_gate_up`, row 2j of the
+//! fused weight W_gate's row j and row 2j + 1 W_up's), the second adds its bias and the residual (`beta = 1` over an output
 //! pre-filled with x). Checked against an f64 CPU computation of the same bf16 inputs, the
 //! hidden activation rounded to bf16 as the GPU stores it.
 //!
 //! `cargo run --release --example mlp`; without a GPU it says so and skips the GPU run.
 
-use cudarc::driver::CudaSlice;
-use ferrocute::gemm::{Activation, Epilogue, Gemm, MatMut, MatRef, Order, Vector};
-use half::bf16;
+use ferrocute::cudarc::driver::CudaSlice;
+use ferrocute::gemm::{
+    interleave_gate_up, Activation, Epilogue, Gemm, MatMut, MatRef, Order, Vector,
+};
+use ferrocute::half::bf16;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -25,8 +27,10 @@ struct Mlp {
     d_model: usize,
     d_ff: usize,
     swiglu: bool,
-    /// `[d_ff, d_model]` (GELU) or the interleaved `[2 d_ff, d_model]` (SwiGLU).
+    /// `[d_ff, d_model]`: W_up (GELU) or W_gate (SwiGLU), as a checkpoint stores them.
     w_in: Vec<bf16>,
+    /// SwiGLU's W_up, `[d_ff, d_model]` (empty for GELU).
+    w_up: Vec<bf16>,
     b_in: Vec<bf16>,
     /// `[d_model, d_ff]`.
     w_down: Vec<bf16>,
@@ -41,12 +45,13 @@ fn values(len: usize, seed: usize, scale: f32) -> Vec<bf16> {
 
 impl Mlp {
     fn new(d_model: usize, d_ff: usize, swiglu: bool) -> Mlp {
-        let rows_in = if swiglu { 2 * d_ff } else { d_ff };
+        let w = |seed| values(d_ff * d_model, seed, 4.0 / (d_model as f32).sqrt());
         Mlp {
             d_model,
             d_ff,
             swiglu,
-            w_in: values(rows_in * d_model, 1, 4.0 / (d_model as f32).sqrt()),
+            w_in: w(1),
+            w_up: if swiglu { w(6) } else { Vec::new() },
             b_in: if swiglu {
                 Vec::new()
             } else {
@@ -63,7 +68,12 @@ impl Mlp {
         let (d, f) = (self.d_model, self.d_ff);
         let rows_in = if self.swiglu { 2 * f } else { f };
         let x = s.clone_htod(hx)?;
-        let w_in = s.clone_htod(&self.w_in)?;
+        // SwiGLU's gate and up weights as one [2 d_ff, d_model] weight, rows interleaved.
+        let w_in = if self.swiglu {
+            s.clone_htod(&interleave_gate_up(&self.w_in, &self.w_up, d)?)?
+        } else {
+            s.clone_htod(&self.w_in)?
+        };
         let w_down = s.clone_htod(&self.w_down)?;
         let b_down = s.clone_htod(&self.b_down)?;
         let mut h: CudaSlice<bf16> = s.alloc_zeros(tokens * f)?;
@@ -118,7 +128,7 @@ impl Mlp {
             let h: Vec<f64> = (0..f)
                 .map(|j| {
                     let v = if self.swiglu {
-                        silu(dot(&self.w_in, 2 * j, &x)) * dot(&self.w_in, 2 * j + 1, &x)
+                        silu(dot(&self.w_in, j, &x)) * dot(&self.w_up, j, &x)
                     } else {
                         gelu(dot(&self.w_in, j, &x) + self.b_in[j].to_f64())
                     };

@@ -4,20 +4,23 @@
 
 use cudarc::driver::sys::CUstreamCaptureMode;
 use cudarc::driver::CudaSlice;
-use ferrocute::gemm::{Error, Gemm, MatMut, MatRef, Order};
+use ferrocute::gemm::{Epilogue, Error, Gemm, MatMut, MatRef, Order};
 use half::bf16;
 
 mod common;
 use common::*;
 
 /// One problem per kernel family the capture must hold: the register-streaming kernel,
-/// the split-K cluster kernel, a persistent tile, and an A whose leading dimension makes
-/// the handle repack it first. `(m, n, k, lda)` with A row-major, B column-major.
-const PROBLEMS: [(usize, usize, usize, usize); 4] = [
+/// the split-K cluster kernel, a persistent tile, an A whose leading dimension makes the
+/// handle repack it first, and the register-streaming kernel splitting K in parts (their
+/// partial sums in the handle's workspace). `(m, n, k, lda)` with A row-major, B
+/// column-major.
+const PROBLEMS: [(usize, usize, usize, usize); 5] = [
     (16, 2048, 1024, 1024),
     (64, 2048, 4096, 4096),
     (2048, 1152, 128, 128),
     (100, 512, 300, 301),
+    (16, 512, 16384, 16384),
 ];
 
 struct Problem {
@@ -44,11 +47,23 @@ impl Problem {
         }
     }
 
+    fn views(&mut self) -> (MatRef<'_, bf16>, MatRef<'_, bf16>, MatMut<'_, f32>) {
+        (
+            MatRef::new(&self.a, self.m, self.k, Order::RowMajor).ld(self.lda),
+            MatRef::new(&self.b, self.k, self.n, Order::ColMajor),
+            MatMut::new(&mut self.c, self.m, self.n, Order::ColMajor),
+        )
+    }
+
     fn gemm(&mut self, g: &Gemm) -> Result<String, Error> {
-        let a = MatRef::new(&self.a, self.m, self.k, Order::RowMajor).ld(self.lda);
-        let b = MatRef::new(&self.b, self.k, self.n, Order::ColMajor);
-        let mut c = MatMut::new(&mut self.c, self.m, self.n, Order::ColMajor);
+        let (a, b, mut c) = self.views();
         g.gemm(1.0, &a, &b, 0.0, &mut c).map(|d| d.kernel)
+    }
+
+    fn prepare(&mut self, g: &Gemm) -> Result<String, Error> {
+        let (a, b, mut c) = self.views();
+        g.prepare(1.0, &a, &b, 0.0, &mut c, &Epilogue::new())
+            .map(|d| d.kernel)
     }
 
     /// Fresh random inputs into the same buffers; returns them for the reference.
@@ -117,11 +132,35 @@ fn gpu_graph_capture_and_replay() {
     // # Safety: this test orders its single stream itself and no other test runs here.
     unsafe { ctx.disable_event_tracking() };
     let g = Gemm::new(g.stream().clone()).unwrap();
+    let mut refused = Vec::new();
     for shape in PROBLEMS {
         let mut p = Problem::new(&g, shape);
-        // A call before the capture grows the handle's workspaces (repacking, split tails).
         p.fill(&g, &mut rng);
-        let kernel = p.gemm(&g).unwrap();
+        // A handle of its own, whose workspaces are empty (`g` loads the kernel's module,
+        // which the context's handles share). Unprepared, a call that needs a workspace
+        // (repacked operands, partial sums) is refused inside the capture with a typed
+        // error rather than allocate memory the graph would own.
+        let fresh = Gemm::new(g.stream().clone()).unwrap();
+        p.prepare(&g).unwrap();
+        g.stream().synchronize().unwrap();
+        g.stream()
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .unwrap();
+        let unprepared = p.gemm(&fresh);
+        let _ = g
+            .stream()
+            .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags_enum(0));
+        match unprepared {
+            Err(Error::WorkspaceInCapture { what, bytes }) => {
+                assert!(bytes > 0);
+                refused.push((shape, what));
+            }
+            Ok(_) => {}
+            Err(e) => panic!("{shape:?}: {e}"),
+        }
+        // Prepared (or called once) before the capture, it is captured as it would run.
+        let g = fresh;
+        let kernel = p.prepare(&g).unwrap();
         g.stream().synchronize().unwrap();
         g.stream()
             .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
@@ -142,4 +181,12 @@ fn gpu_graph_capture_and_replay() {
             p.check(&g, &ha, &hb, &format!("{kernel}, replay {replay}"));
         }
     }
+    // The repacked A's copy, and the register-streaming kernel's K parts, need workspaces.
+    assert_eq!(
+        refused,
+        [
+            (PROBLEMS[3], "repacked operands"),
+            (PROBLEMS[4], "partial sums")
+        ]
+    );
 }

@@ -281,11 +281,40 @@ impl<'a> Vector<'a> {
     }
 }
 
+/// The fused gate/up weight of [`Activation::SwiGlu`] from separate gate and up weights as
+/// checkpoints store them (`gate_proj` and `up_proj`, each `rows x row_len` row-major, for
+/// `y = x Wᵀ`): row `2j` the gate's row `j`, row `2j + 1` the up's. Any storage in which each
+/// output's weights are `row_len` consecutive elements interleaves the same way (W stored
+/// `k x n` column-major: `row_len = k`), as do bias and scale vectors (`row_len = 1`); a
+/// concatenated `[gate; up]` weight is split in half first.
+///
+/// ```
+/// use ferrocute::gemm::interleave_gate_up;
+/// let (gate, up) = ([1, 2, 3, 4], [5, 6, 7, 8]); // two rows of two each
+/// assert_eq!(interleave_gate_up(&gate, &up, 2).unwrap(), [1, 2, 5, 6, 3, 4, 7, 8]);
+/// assert_eq!(interleave_gate_up(&gate, &up, 1).unwrap(), [1, 5, 2, 6, 3, 7, 4, 8]);
+/// assert!(interleave_gate_up(&gate, &up[..2], 2).is_err()); // unequal lengths
+/// assert!(interleave_gate_up(&gate, &up, 3).is_err()); // not whole rows
+/// ```
+pub fn interleave_gate_up<T: Copy>(gate: &[T], up: &[T], row_len: usize) -> Result<Vec<T>, Error> {
+    if gate.len() != up.len() || row_len == 0 || !gate.len().is_multiple_of(row_len) {
+        return Err(Error::Gated {
+            reason: "gate and up weights of equal length in whole rows of row_len > 0 elements",
+        });
+    }
+    Ok(gate
+        .chunks_exact(row_len)
+        .zip(up.chunks_exact(row_len))
+        .flat_map(|(g, u)| g.iter().chain(u).copied())
+        .collect())
+}
+
 /// A fused epilogue for [`super::Gemm::gemm_with`]: activation, optional bias and scale.
 /// The default is the plain GEMM.
 ///
 /// With [`Activation::SwiGlu`], B's `n` columns hold gate and up interleaved (column `2j`
-/// the gate of C's column `j`, `2j + 1` its up; for `y = x Wᵀ`, W's rows so interleaved),
+/// the gate of C's column `j`, `2j + 1` its up; for `y = x Wᵀ`, W's rows so interleaved,
+/// e.g. by [`interleave_gate_up`]),
 /// C has `n / 2` columns, `C[:, j] = silu(g_j) * u_j`, bias and scale (at the product only)
 /// have B's `n` elements, and `beta` must be 0.
 ///

@@ -165,6 +165,16 @@ pub enum Error {
     /// rejects. Capture with tracking off: call `CudaContext::disable_event_tracking`
     /// before allocating the buffers the graph uses, and order the streams yourself.
     CaptureWithEventTracking,
+    /// The call needs a larger workspace than the handle holds (for repacked operands, or
+    /// for the partial sums of tiles split along K) while the handle's stream is capturing
+    /// a CUDA graph, where memory allocated on it would belong to the graph. Make the call,
+    /// or [`crate::gemm::Gemm::prepare`] it, once before the capture.
+    WorkspaceInCapture {
+        /// What the workspace holds.
+        what: &'static str,
+        /// The bytes it needs.
+        bytes: u64,
+    },
     /// An epilogue vector is shorter than the dimension of C it runs along (for a gated
     /// epilogue, B's columns).
     EpilogueLength {
@@ -273,6 +283,11 @@ impl fmt::Display for Error {
                 reason,
             } => write!(f, "cannot load kernel {kernel} from module {module}: {reason}"),
             Error::Launch { kernel, reason } => write!(f, "launch of {kernel} failed: {reason}"),
+            Error::WorkspaceInCapture { what, bytes } => write!(
+                f,
+                "the call needs a workspace of {bytes} bytes ({what}) while its stream captures \
+                 a CUDA graph; prepare the call (Gemm::prepare) before capturing"
+            ),
             Error::CaptureWithEventTracking => f.write_str(
                 "the stream is capturing a CUDA graph while cudarc tracks events for this context; \
                  disable event tracking before allocating the graph's buffers",

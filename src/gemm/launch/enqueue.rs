@@ -198,28 +198,49 @@ pub(crate) fn launch_tma(
     unsafe { enqueue(stream, func, kernel, grid, cluster, cfg, &mut args[..count]) }
 }
 
-/// The workspace in `slot`, first (re)allocated on `stream` when it holds fewer than
-/// `bytes` bytes: rounded up to 2 MiB so that slowly growing problems do not reallocate
-/// every call. A replaced buffer is freed in stream order, after the work that used it.
+/// A workspace of a GEMM handle: the buffer its calls use, and the buffers it replaced,
+/// kept for the handle's life because a CUDA graph captured before may still use them.
+/// Each buffer is at least twice the one it replaced, so the kept ones add up to less than
+/// the one in use.
+#[derive(Debug, Default)]
+pub(crate) struct Workspace {
+    current: Option<CudaSlice<u8>>,
+    replaced: Vec<CudaSlice<u8>>,
+}
+
+/// The buffer of `slot` (holding `what`), first replaced by one allocated on `stream` when
+/// it holds fewer than `bytes` bytes: rounded up to 2 MiB, and at least twice the old one,
+/// so that slowly growing problems do not reallocate every call. Not while `stream`
+/// captures a graph: the graph would own the new buffer, valid only while it runs, which
+/// later calls would use outside it ([`Error::WorkspaceInCapture`]).
 pub(crate) fn workspace<'a>(
     stream: &Arc<CudaStream>,
-    slot: &'a mut Option<CudaSlice<u8>>,
+    slot: &'a mut Workspace,
     bytes: u64,
+    what: &'static str,
 ) -> Result<&'a mut CudaSlice<u8>, Error> {
-    if slot.as_ref().is_none_or(|w| (w.len() as u64) < bytes) {
-        let len = bytes.div_ceil(2 << 20) * (2 << 20);
+    let held = slot.current.as_ref().map_or(0, |w| w.len() as u64);
+    if slot.current.is_none() || held < bytes {
+        let status = stream.capture_status().map_err(|e| Error::Driver {
+            during: "stream capture query",
+            reason: driver_msg(e),
+        })?;
+        if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            return Err(Error::WorkspaceInCapture { what, bytes });
+        }
+        let len = (bytes.div_ceil(2 << 20) * (2 << 20)).max(held.saturating_mul(2));
         let len = usize::try_from(len).map_err(|_| Error::Overflow {
             what: "workspace bytes",
             value: len,
             limit: usize::MAX as u64,
         })?;
-        *slot = None;
-        *slot = Some(stream.alloc_zeros::<u8>(len).map_err(|e| Error::Driver {
+        let new = stream.alloc_zeros::<u8>(len).map_err(|e| Error::Driver {
             during: "workspace allocation",
             reason: driver_msg(e),
-        })?);
+        })?;
+        slot.replaced.extend(slot.current.replace(new));
     }
-    slot.as_mut().ok_or(Error::Driver {
+    slot.current.as_mut().ok_or(Error::Driver {
         during: "workspace allocation",
         reason: "no buffer".into(),
     })

@@ -13,7 +13,7 @@ mod module;
 mod tma;
 
 pub(crate) use device::{device_count, open_stream};
-pub(crate) use enqueue::{launch_params, launch_tma, repack, workspace};
+pub(crate) use enqueue::{launch_params, launch_tma, repack, workspace, Workspace};
 pub(crate) use ferrocute_kernels::abi::GemmParams;
 pub(crate) use module::{Func, ModuleCache};
 pub(crate) use tma::{tensor_map, zeroed_tensor_map, TmaOperand};
