@@ -16,10 +16,10 @@ use super::{geometry, launch, Gemm};
 impl Gemm {
     /// Whether the handle's stream is capturing a CUDA graph.
     fn capturing(&self) -> Result<bool, Error> {
-        let status = self.stream.capture_status().map_err(|e| Error::Driver {
-            during: "stream capture query",
-            reason: e.to_string(),
-        })?;
+        let status = self
+            .stream
+            .capture_status()
+            .map_err(|e| Error::driver("stream capture query", e))?;
         Ok(status != cudarc::driver::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
     }
 

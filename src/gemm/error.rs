@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use cudarc::driver::{sys::CUresult, DriverError};
+
 use super::epilogue::EpilogueVector;
 
 /// Which operand of `C = alpha * A * B + beta * C` an error refers to.
@@ -158,6 +160,8 @@ pub enum Error {
         kernel: String,
         /// The driver's reason.
         reason: String,
+        /// The driver's result code ([`Error::cuda_result`]).
+        code: Option<CUresult>,
     },
     /// The handle's stream is capturing a CUDA graph while cudarc tracks events for this
     /// context (its default once the context has a second stream): every operand's
@@ -215,7 +219,57 @@ pub enum Error {
         during: &'static str,
         /// The driver's reason.
         reason: String,
+        /// The driver's result code, where a driver call returned one
+        /// ([`Error::cuda_result`]).
+        code: Option<CUresult>,
     },
+}
+
+impl Error {
+    /// The failure of a driver call (through cudarc) made during `during`, with its code
+    /// and the driver's description of it (which asks the driver library).
+    ///
+    /// ```no_run
+    /// use ferrocute::gemm::{Error, Gemm};
+    /// # fn f(gemm: &Gemm) -> Result<(), Error> {
+    /// let buf = gemm.stream().alloc_zeros::<f32>(1 << 20).map_err(|e| Error::driver("alloc", e))?;
+    /// # Ok(()) }
+    /// ```
+    pub fn driver(during: &'static str, e: DriverError) -> Error {
+        Error::Driver {
+            during,
+            reason: e.to_string(),
+            code: Some(e.0),
+        }
+    }
+
+    /// The CUDA driver's result code behind a [`Error::Driver`] or [`Error::Launch`], so
+    /// that a caller can tell, say, an allocation that may succeed after freeing memory
+    /// from an error that leaves the context unusable (`CUDA_ERROR_ILLEGAL_ADDRESS`, which
+    /// a launch reports for an earlier kernel's fault); `None` for every other error.
+    ///
+    /// ```
+    /// use ferrocute::cudarc::driver::sys::CUresult;
+    /// use ferrocute::gemm::{Error, Matrix};
+    /// let oom = CUresult::CUDA_ERROR_OUT_OF_MEMORY;
+    /// let e = Error::Driver { during: "alloc", reason: "out of memory".into(), code: Some(oom) };
+    /// assert_eq!(e.cuda_result(), Some(oom));
+    /// assert!(e.is_out_of_memory());
+    /// assert_eq!(Error::Overlap { input: Matrix::A }.cuda_result(), None);
+    /// assert!(!Error::Overlap { input: Matrix::A }.is_out_of_memory());
+    /// ```
+    pub fn cuda_result(&self) -> Option<CUresult> {
+        match self {
+            Error::Driver { code, .. } | Error::Launch { code, .. } => *code,
+            _ => None,
+        }
+    }
+
+    /// Whether the device ran out of memory (`CUDA_ERROR_OUT_OF_MEMORY`): a workspace
+    /// allocation or a launch's resources; memory freed, the call may succeed.
+    pub fn is_out_of_memory(&self) -> bool {
+        self.cuda_result() == Some(CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+    }
 }
 
 impl fmt::Display for Error {
@@ -282,7 +336,9 @@ impl fmt::Display for Error {
                 kernel,
                 reason,
             } => write!(f, "cannot load kernel {kernel} from module {module}: {reason}"),
-            Error::Launch { kernel, reason } => write!(f, "launch of {kernel} failed: {reason}"),
+            Error::Launch { kernel, reason, .. } => {
+                write!(f, "launch of {kernel} failed: {reason}")
+            }
             Error::WorkspaceInCapture { what, bytes } => write!(
                 f,
                 "the call needs a workspace of {bytes} bytes ({what}) while its stream captures \
@@ -305,7 +361,9 @@ impl fmt::Display for Error {
                 "{vector} lives in a different CUDA context than the Gemm's stream"
             ),
             Error::Gated { reason } => write!(f, "SwiGLU epilogue: {reason}"),
-            Error::Driver { during, reason } => write!(f, "CUDA driver error during {during}: {reason}"),
+            Error::Driver { during, reason, .. } => {
+                write!(f, "CUDA driver error during {during}: {reason}")
+            }
         }
     }
 }

@@ -140,10 +140,7 @@ impl Gemm {
     /// ```
     pub fn new(stream: Arc<CudaStream>) -> Result<Gemm, Error> {
         let ctx = stream.context();
-        let driver = |e: cudarc::driver::DriverError| Error::Driver {
-            during: "device query",
-            reason: e.to_string(),
-        };
+        let driver = |e| Error::driver("device query", e);
         let cc = ctx.compute_capability().map_err(driver)?;
         let sm = ctx
             .attribute(

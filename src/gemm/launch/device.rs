@@ -17,10 +17,7 @@ pub(crate) fn open_stream(ordinal: usize) -> Result<Arc<CudaStream>, Error> {
         OpenFailure::Device(e) => Error::NoDevice {
             reason: format!("device {ordinal}: {e}"),
         },
-        OpenFailure::Stream(e) => Error::Driver {
-            during: "stream creation",
-            reason: driver_msg(e),
-        },
+        OpenFailure::Stream(e) => Error::driver("stream creation", e),
     })
 }
 

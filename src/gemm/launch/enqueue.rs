@@ -73,6 +73,7 @@ unsafe fn enqueue(
 ) -> Result<(), Error> {
     let launch_err = |e: result::DriverError| Error::Launch {
         kernel: kernel.to_string(),
+        code: Some(e.0),
         reason: driver_msg(e),
     };
     stream.context().bind_to_thread().map_err(launch_err)?;
@@ -221,10 +222,9 @@ pub(crate) fn workspace<'a>(
 ) -> Result<&'a mut CudaSlice<u8>, Error> {
     let held = slot.current.as_ref().map_or(0, |w| w.len() as u64);
     if slot.current.is_none() || held < bytes {
-        let status = stream.capture_status().map_err(|e| Error::Driver {
-            during: "stream capture query",
-            reason: driver_msg(e),
-        })?;
+        let status = stream
+            .capture_status()
+            .map_err(|e| Error::driver("stream capture query", e))?;
         if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
             return Err(Error::WorkspaceInCapture { what, bytes });
         }
@@ -234,15 +234,15 @@ pub(crate) fn workspace<'a>(
             value: len,
             limit: usize::MAX as u64,
         })?;
-        let new = stream.alloc_zeros::<u8>(len).map_err(|e| Error::Driver {
-            during: "workspace allocation",
-            reason: driver_msg(e),
-        })?;
+        let new = stream
+            .alloc_zeros::<u8>(len)
+            .map_err(|e| Error::driver("workspace allocation", e))?;
         slot.replaced.extend(slot.current.replace(new));
     }
     slot.current.as_mut().ok_or(Error::Driver {
         during: "workspace allocation",
         reason: "no buffer".into(),
+        code: None,
     })
 }
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::ffi::c_int;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use cudarc::driver::{result, sys, CudaContext, CudaStream};
+use cudarc::driver::{sys, CudaContext, CudaStream};
 
 use super::driver_msg;
 use super::enqueue::{cluster_attr, launch_config};
@@ -106,10 +106,7 @@ impl ModuleCache {
         if let Some(n) = lock(&self.clusters).get(&key) {
             return Ok(*n);
         }
-        let err = |e: result::DriverError| Error::Driver {
-            during: "cluster occupancy query",
-            reason: driver_msg(e),
-        };
+        let err = |e| Error::driver("cluster occupancy query", e);
         stream.context().bind_to_thread().map_err(err)?;
         let mut attrs = [cluster_attr(cluster)];
         let config = launch_config(stream, (cluster.max(1), 1, 1), cfg, &mut attrs);

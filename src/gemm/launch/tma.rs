@@ -35,6 +35,7 @@ pub(crate) fn tensor_map(op: &TmaOperand) -> Result<sys::CUtensorMap, Error> {
     let err = |reason: String| Error::Driver {
         during: "cuTensorMapEncodeTiled",
         reason,
+        code: None,
     };
     // The TMA kernels take 16-bit elements only (`InputElem` is bf16 or f16).
     const ELEM: u64 = 2;

@@ -8,14 +8,10 @@ fn gemm_on(stream: std::sync::Arc<cudarc::driver::CudaStream>) -> Result<(), Err
     let s = gemm.stream().clone();
     let a = s
         .clone_htod(&[ferrocute::half::bf16::ONE; 4])
-        .map_err(|e| Error::Driver {
-            during: "copy",
-            reason: e.to_string(),
-        })?;
-    let mut c = s.alloc_zeros::<f32>(4).map_err(|e| Error::Driver {
-        during: "alloc",
-        reason: e.to_string(),
-    })?;
+        .map_err(|e| Error::driver("copy", e))?;
+    let mut c = s
+        .alloc_zeros::<f32>(4)
+        .map_err(|e| Error::driver("alloc", e))?;
     gemm.gemm(
         1.0,
         &MatRef::new(&a, 2, 2, Order::RowMajor),
