@@ -251,8 +251,9 @@ fn assert_all_match_cublas<TO: Host>(
 
 /// The bench's repacked shapes: packed bf16 operands, some of whose leading dimensions
 /// (1030, 1531, 1537, 4100 elements) are not whole 16-byte pieces, so those operands (and
-/// D, on the persistent tiles) go through the workspace; every transpose, every element against cuBLAS (f32 out), twice each so that
-/// a result that depends on timing has two chances to show.
+/// D, on the persistent tiles) go through the workspace, and at 2048x2100x1000 those whose
+/// rows lie off the 32-byte sectors; every transpose, every element against cuBLAS (f32
+/// out), twice each so that a result that depends on timing has two chances to show.
 #[test]
 #[ignore = "needs an sm_90 GPU (H100/H200): cargo test -- --ignored"]
 fn gpu_repacked_large_vs_cublas() {
@@ -260,7 +261,15 @@ fn gpu_repacked_large_vs_cublas() {
     let s = g.stream().clone();
     let blas = CudaBlas::new(s.clone()).unwrap();
     let mut rng = Rng(41);
-    for (m, n, k) in [(1537, 3000, 4100), (1537, 1531, 4104), (1030, 1100, 4100)] {
+    // Past 2048 rows and columns, rows off the 32-byte sectors are copied too (K = 1000:
+    // 2000-byte rows; `widened_rows`).
+    for (m, n, k) in [
+        (1537, 3000, 4100),
+        (1537, 1531, 4104),
+        (1030, 1100, 4100),
+        (2048, 2100, 1000),
+    ] {
+        let off_sectors = |ld: usize| m.min(n) >= 2048 && !(ld * 2).is_multiple_of(32);
         for la in LAYOUTS {
             for lb in LAYOUTS {
                 for _ in 0..2 {
@@ -275,7 +284,10 @@ fn gpu_repacked_large_vs_cublas() {
                     let [sa, sb, _] = ran.shapes;
                     assert_eq!(
                         ran.repacked[..2],
-                        [sa.ld % 8 != 0, sb.ld % 8 != 0],
+                        [
+                            sa.ld % 8 != 0 || off_sectors(sa.ld),
+                            sb.ld % 8 != 0 || off_sectors(sb.ld)
+                        ],
                         "{m}x{n}x{k} {la:?}{lb:?}"
                     );
                     assert_all_match_cublas(&blas, &s, &ran, &cs);

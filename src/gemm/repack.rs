@@ -3,9 +3,9 @@
 //! stride is not a multiple of 16 bytes (an odd vocabulary size, a 100-row M-major A), and
 //! D written there for a C that cannot take 16-byte stores. Without it such operands take
 //! the Ampere-class tile with 8-byte or element reads, far slower than the TMA kernels on
-//! an H100 (measured: see BENCHMARKS.md). An MN-major operand of 16-byte rows, which TMA
-//! reads in place but slowly, is copied too where the problem is large enough
-//! ([`widened_rows`]), and an M-major A of a few hundred rows off the 128-byte lines is
+//! an H100 (measured: see BENCHMARKS.md). An MN-major operand of 16-byte rows, and at
+//! prefill sizes one whose rows start off the 32-byte sectors, which TMA reads in place but
+//! slowly, are copied too where the problem is large enough ([`widened_rows`]), and an M-major A of a few hundred rows off the 128-byte lines is
 //! copied transposed, K-major ([`transposes_a`]).
 //!
 //! A pure function of the plan, testable without a GPU: [`repack`] says what to copy and
@@ -27,8 +27,9 @@ pub enum Repacking {
     Never,
     /// Whenever the copies let a TMA kernel run (default): the copies and a TMA kernel beat
     /// the Ampere-class tiles in place at every size measured on an H100 (BENCHMARKS.md);
-    /// and for a TMA kernel that would read 16-byte rows in place ([`widened_rows`]) or a
-    /// small-M tile an M-major A off the lines ([`transposes_a`]).
+    /// and for a TMA kernel that would read 16-byte rows, or rows off the 32-byte sectors,
+    /// in place ([`widened_rows`]) or a small-M tile an M-major A off the lines
+    /// ([`transposes_a`]).
     #[default]
     Auto,
 }
@@ -241,10 +242,15 @@ fn operand_copy(
 /// copying an operand of 16-byte rows pays for its launch (NOTES.md, "Repacking").
 const WIDEN_MIN_ELEMS: u64 = 1 << 23;
 
-/// Whether [`repack`] copies an MN-major A or B of `plan` onto 128-byte rows although TMA
-/// can read it: its rows (one k each) are 16 bytes, so that TMA's box rows share 32-byte
-/// sectors pairwise and read far slower than the same operand K-major, and the problem
-/// reads at least 8 Mi elements of the other operand, enough to pay for the copy.
+/// Whether [`repack`] copies an A or B of `plan` onto 128-byte rows although TMA can read
+/// it: an MN-major one of 16-byte rows (one k each), whose TMA box rows share 32-byte
+/// sectors pairwise and read far slower than the same operand K-major, where the problem
+/// reads at least 8 Mi elements of the other operand, enough to pay for the copy; and
+/// either, where M and N are both at least 2048 (`OFF_SECTORS_MIN`), when its rows start
+/// off the 32-byte sectors (a row pitch an odd multiple of 16 bytes: K = 3000 in a
+/// row-major A), so that each 128-byte box row spans five sectors: on an H200 3000³ took
+/// 1.75x the time of 3008³ in place, 1.37x with both operands copied; rows on the sectors
+/// but off the 128-byte lines (K = 2960) lost less in place than the copies cost.
 ///
 /// ```
 /// use ferrocute::gemm::{
@@ -259,6 +265,18 @@ const WIDEN_MIN_ELEMS: u64 = 1 << 23;
 /// assert!(!widened_rows(&p(Order::RowMajor, 4096, 4096)));
 /// // A 2 Mi-element weight: the copy would cost more than it saves.
 /// assert!(!widened_rows(&p(Order::ColMajor, 2048, 1024)));
+/// // Rows of 6000 bytes (K = 3000) off the sectors: copied where M and N are large; rows
+/// // of 5920 bytes (K = 2960) on the sectors are not.
+/// let q = |m: usize, n: usize, k: usize| plan(&GemmDesc { a: d(m, k, Order::RowMajor, 0x10000),
+///     b: d(k, n, Order::ColMajor, 0x100000000), c: d(m, n, Order::ColMajor, 0x800000000),
+///     in_bytes: 2, out_bytes: 2 }).unwrap();
+/// assert!(widened_rows(&q(3000, 3000, 3000)));
+/// assert!(!widened_rows(&q(3000, 3000, 3008)));
+/// assert!(!widened_rows(&q(3000, 3000, 2960)));
+/// assert!(!widened_rows(&q(256, 3000, 3000))); // few tokens: the weight is read once
+/// let s = repack(&q(3000, 3000, 3000), Repacking::Auto).unwrap();
+/// assert_eq!(s.repacked(), [true, true, false]);
+/// assert_eq!(s.operands[1].unwrap().ld, 3008);
 /// let s = repack(&p(Order::ColMajor, 4096, 4096), Repacking::Auto).unwrap();
 /// assert_eq!(s.repacked(), [true, false, false]);
 /// assert_eq!(s.operands[0].unwrap().ld, 64);
@@ -267,17 +285,29 @@ pub fn widened_rows(plan: &Plan) -> bool {
     widened(plan).contains(&true)
 }
 
+/// The fewest rows M and columns N at which [`widened_rows`] copies an operand whose rows
+/// lie off the 32-byte sectors: the copy reads and writes the operand once, the GEMM reads
+/// each of its tiles `N / BN` (`M / BM`) times.
+const OFF_SECTORS_MIN: i32 = 2048;
+
+/// TMA reads rows starting on multiples of this many bytes at full speed.
+const SECTOR: u64 = 32;
+
 /// [`widened_rows`] for A and for B.
 fn widened(plan: &Plan) -> [bool; 2] {
-    let narrow = |o: &KernelOperand| !o.k_major && o.ld as u64 * o.elem_bytes as u64 == 16;
+    let pitch = |o: &KernelOperand| o.ld as u64 * o.elem_bytes as u64;
+    let narrow = |o: &KernelOperand| !o.k_major && pitch(o) == 16;
+    let off_sectors = |o: &KernelOperand| {
+        plan.m.min(plan.n) >= OFF_SECTORS_MIN && !pitch(o).is_multiple_of(SECTOR)
+    };
     let reads = |other: i32| {
         (other as u64)
             .saturating_mul(plan.k as u64)
             .saturating_mul(plan.batch.max(1) as u64)
     };
     [
-        narrow(&plan.a) && reads(plan.n) >= WIDEN_MIN_ELEMS,
-        narrow(&plan.b) && reads(plan.m) >= WIDEN_MIN_ELEMS,
+        (narrow(&plan.a) && reads(plan.n) >= WIDEN_MIN_ELEMS) || off_sectors(&plan.a),
+        (narrow(&plan.b) && reads(plan.m) >= WIDEN_MIN_ELEMS) || off_sectors(&plan.b),
     ]
 }
 
