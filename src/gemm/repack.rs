@@ -5,8 +5,9 @@
 //! the Ampere-class tile with 8-byte or element reads, far slower than the TMA kernels on
 //! an H100 (measured: see BENCHMARKS.md). An MN-major operand of 16-byte rows, and at
 //! prefill sizes one whose rows start off the 32-byte sectors, which TMA reads in place but
-//! slowly, are copied too where the problem is large enough ([`widened_rows`]), and an M-major A of a few hundred rows off the 128-byte lines is
-//! copied transposed, K-major ([`transposes_a`]).
+//! slowly, are copied too where the problem is large enough ([`widened_rows`]), and an
+//! M-major A of a few hundred rows off the 128-byte lines is copied transposed, K-major
+//! ([`transposes_a`]).
 //!
 //! A pure function of the plan, testable without a GPU: [`repack`] says what to copy and
 //! how large the workspace must be, [`Repack::apply`] rewrites the plan to read the copies.
@@ -246,8 +247,8 @@ const WIDEN_MIN_ELEMS: u64 = 1 << 23;
 /// it: an MN-major one of 16-byte rows (one k each), whose TMA box rows share 32-byte
 /// sectors pairwise and read far slower than the same operand K-major, where the problem
 /// reads at least 8 Mi elements of the other operand, enough to pay for the copy; and
-/// either, where M and N are both at least 2048 (`OFF_SECTORS_MIN`), when its rows start
-/// off the 32-byte sectors (a row pitch an odd multiple of 16 bytes: K = 3000 in a
+/// either, where M and N are both at least 2048 (`OFF_SECTORS_MIN`), when its rows (of 128
+/// bytes or more) start off the 32-byte sectors (a row pitch an odd multiple of 16 bytes: K = 3000 in a
 /// row-major A), so that each 128-byte box row spans five sectors: on an H200 3000³ took
 /// 1.75x the time of 3008³ in place, 1.37x with both operands copied; rows on the sectors
 /// but off the 128-byte lines (K = 2960) lost less in place than the copies cost.
@@ -273,7 +274,8 @@ const WIDEN_MIN_ELEMS: u64 = 1 << 23;
 /// assert!(widened_rows(&q(3000, 3000, 3000)));
 /// assert!(!widened_rows(&q(3000, 3000, 3008)));
 /// assert!(!widened_rows(&q(3000, 3000, 2960)));
-/// assert!(!widened_rows(&q(256, 3000, 3000))); // few tokens: the weight is read once
+/// assert!(!widened_rows(&q(256, 3000, 3000))); // few tokens: the weight read once or twice
+/// assert!(!widened_rows(&q(2048, 2048, 24))); // rows shorter than a line (a LoRA rank)
 /// let s = repack(&q(3000, 3000, 3000), Repacking::Auto).unwrap();
 /// assert_eq!(s.repacked(), [true, true, false]);
 /// assert_eq!(s.operands[1].unwrap().ld, 3008);
@@ -298,7 +300,9 @@ fn widened(plan: &Plan) -> [bool; 2] {
     let pitch = |o: &KernelOperand| o.ld as u64 * o.elem_bytes as u64;
     let narrow = |o: &KernelOperand| !o.k_major && pitch(o) == 16;
     let off_sectors = |o: &KernelOperand| {
-        plan.m.min(plan.n) >= OFF_SECTORS_MIN && !pitch(o).is_multiple_of(SECTOR)
+        plan.m.min(plan.n) >= OFF_SECTORS_MIN
+            && pitch(o) >= ROW_ALIGN
+            && !pitch(o).is_multiple_of(SECTOR)
     };
     let reads = |other: i32| {
         (other as u64)
@@ -442,13 +446,24 @@ fn repack_with(plan: &Plan, repacking: Repacking, transpose_a: bool) -> Option<R
     let [wa, wb] = widened(plan);
     // Past MAX_COPIES batches apart A is not transposed but copied as it is.
     let transposed = transpose_a.then(|| transposed_copy(&plan.a, k, batch));
+    // A widened copy that cannot be made (batches too far apart) leaves the operand in
+    // place rather than the whole repacking undone.
+    let input = |o: &KernelOperand, outer: u64, widen: bool| {
+        operand_copy(o, outer, batch, widen, false).or_else(|()| {
+            if widen {
+                operand_copy(o, outer, batch, false, false)
+            } else {
+                Err(())
+            }
+        })
+    };
     let a = match transposed.flatten() {
         Some(t) => Some(t),
-        None => operand_copy(&plan.a, outer[0], batch, wa, false).ok()?,
+        None => input(&plan.a, outer[0], wa).ok()?,
     };
     let mut operands = [
         a,
-        operand_copy(&plan.b, outer[1], batch, wb, false).ok()?,
+        input(&plan.b, outer[1], wb).ok()?,
         operand_copy(&plan.d, outer[2], batch, false, true).ok()?,
     ];
     if operands.iter().all(Option::is_none) {
@@ -511,6 +526,18 @@ mod tests {
         c.batch = batch;
         c.batch_stride = c.ld * n;
         plan_of(a, b, c, batch)
+    }
+
+    /// Rows off the sectors at 2048 rows and columns: a widened copy that cannot be made (20
+    /// batches of A with gaps between them) leaves A in place, and B, whose batches lie
+    /// back to back, is still copied.
+    #[test]
+    fn unmade_widened_copy_leaves_the_operand_in_place() {
+        let p = problem(2048, 2048, 3000, 0, 20, 8);
+        assert!(widened_rows(&p));
+        let s = repack(&p, Repacking::Auto).unwrap();
+        assert_eq!(s.repacked(), [false, true, false]);
+        assert_eq!(s.operands[1].unwrap().ld, 3008);
     }
 
     /// The plan of bf16 operands of these shapes in `batch` batches (a zero batch stride:

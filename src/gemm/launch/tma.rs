@@ -4,7 +4,6 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
-use super::driver_msg;
 use crate::gemm::error::Error;
 
 /// A tensor map that no kernel reads (passed where a kernel does not store D by TMA).
@@ -84,7 +83,8 @@ pub(crate) fn tensor_map(op: &TmaOperand) -> Result<sys::CUtensorMap, Error> {
             sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
         )
     };
-    r.result().map_err(|e| err(driver_msg(e)))?;
+    r.result()
+        .map_err(|e| Error::driver("cuTensorMapEncodeTiled", e))?;
     // # Safety
     // - `cuTensorMapEncodeTiled` succeeded, so it initialised `map` (zeroed before anyway).
     Ok(unsafe { map.assume_init() })
