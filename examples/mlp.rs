@@ -8,8 +8,8 @@
 //!
 //! Two GEMMs per block and no other kernel: the first applies bias and GELU (or the SwiGLU
 //! gate over W_gate and W_up interleaved at load time by `interleave_gate_up`, row 2j of the
-//! fused weight W_gate's row j and row 2j + 1 W_up's), the second adds its bias and the residual (`beta = 1` over an output
-//! pre-filled with x). Checked against an f64 CPU computation of the same bf16 inputs, the
+//! fused weight W_gate's row j and row 2j + 1 W_up's), the second adds its bias and the
+//! residual (`beta = 1` over an output pre-filled with x). Checked against an f64 CPU computation of the same bf16 inputs, the
 //! hidden activation rounded to bf16 as the GPU stores it.
 //!
 //! `cargo run --release --example mlp`; without a GPU it says so and skips the GPU run.

@@ -255,7 +255,8 @@ fn check_kernels<TI: InputElem + Host, TO: OutputElem + Host>(seed: u64) {
                 cfg.name
             );
         }
-        // The persistent tiles' fused TMA store ran somewhere, in each of its forms, and the narrow tiles' epilogue in both of theirs.
+        // The persistent tiles' fused TMA store ran somewhere, in each of its forms, and the
+        // narrow tiles' epilogue in both of theirs.
         let forms: &[&str] = if narrow(cfg) {
             &["registers", "staged"]
         } else if std::mem::size_of::<TO>() == 2 && cfg.may_store_d_by_tma() {

@@ -14,15 +14,6 @@ use super::view::{InputElem, MatMut, MatRef, OutputElem};
 use super::{geometry, launch, Gemm};
 
 impl Gemm {
-    /// Whether the handle's stream is capturing a CUDA graph.
-    fn capturing(&self) -> Result<bool, Error> {
-        let status = self
-            .stream
-            .capture_status()
-            .map_err(|e| Error::driver("stream capture query", e))?;
-        Ok(status != cudarc::driver::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
-    }
-
     /// `dispatch` counts clusters of 4 and 8 CTAs on 10/11 of the SMs (an H100's GPCs);
     /// here the driver's count for this device decides: the K split of a split-K kernel is
     /// halved while its grid has more clusters than can be resident at once (the rest
@@ -83,7 +74,7 @@ impl Gemm {
             return Err(Error::ContextMismatch { operand: Matrix::C });
         }
         epilogue.check_context(ctx)?;
-        if ctx.is_managing_stream_synchronization() && self.capturing()? {
+        if ctx.is_managing_stream_synchronization() && launch::capturing(&self.stream)? {
             return Err(Error::CaptureWithEventTracking);
         }
         let (a_len, b_len, c_len) = (a.data.len(), b.data.len(), c.data.len());

@@ -266,7 +266,8 @@ impl Error {
     }
 
     /// Whether the device ran out of memory (`CUDA_ERROR_OUT_OF_MEMORY`): a workspace
-    /// allocation or a launch's resources; memory freed, the call may succeed.
+    /// allocation or a launch's resources; memory freed, the call may succeed. (A module
+    /// load's failure, [`Error::KernelLoad`], keeps the driver's text only.)
     pub fn is_out_of_memory(&self) -> bool {
         self.cuda_result() == Some(CUresult::CUDA_ERROR_OUT_OF_MEMORY)
     }

@@ -231,7 +231,6 @@ const fn hopper(
     threads: usize,
     smem_bytes: usize,
     grid: GridKind,
-    cluster_m: usize,
 ) -> KernelConfig {
     KernelConfig {
         name,
@@ -246,7 +245,7 @@ const fn hopper(
         extent_align_elems: 1,
         path: LaunchPath::TensorMaps,
         grid,
-        cluster_m: cluster_m as u32,
+        cluster_m: 1,
         cluster_n: 1,
         can_split_tail: false,
         m_major_a: true,
@@ -277,7 +276,6 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
             C::THREADS,
             C::SMEM_BYTES,
             GridKind::Persistent,
-            1,
         )
     }
 }
@@ -285,6 +283,7 @@ const fn sm90<C: Sm90Config>() -> KernelConfig {
 /// The table entry of a Hopper small-tile configuration (K split over a cluster).
 const fn splitk<C: SplitKConfig>() -> KernelConfig {
     KernelConfig {
+        cluster_m: C::CLUSTER_M as u32,
         cluster_n: C::CLUSTER_N as u32,
         m_major_a: C::M_MAJOR_A,
         n_major_d: true,
@@ -295,7 +294,6 @@ const fn splitk<C: SplitKConfig>() -> KernelConfig {
             C::THREADS,
             C::SMEM_BYTES,
             GridKind::SplitK,
-            C::CLUSTER_M,
         )
     }
 }
@@ -316,7 +314,6 @@ const fn skinny<C: SkinnyConfig>() -> KernelConfig {
             C::THREADS,
             C::SMEM_BYTES,
             GridKind::Skinny,
-            1,
         )
     }
 }

@@ -248,8 +248,8 @@ const WIDEN_MIN_ELEMS: u64 = 1 << 23;
 /// sectors pairwise and read far slower than the same operand K-major, where the problem
 /// reads at least 8 Mi elements of the other operand, enough to pay for the copy; and
 /// either, where M and N are both at least 2048 (`OFF_SECTORS_MIN`), when its rows (of 128
-/// bytes or more) start off the 32-byte sectors (a row pitch an odd multiple of 16 bytes: K = 3000 in a
-/// row-major A), so that each 128-byte box row spans five sectors: on an H200 3000³ took
+/// bytes or more) start off the 32-byte sectors (a row pitch an odd multiple of 16 bytes:
+/// K = 3000 in a row-major A), so that each 128-byte box row spans five sectors: on an H200 3000³ took
 /// 1.75x the time of 3008³ in place, 1.37x with both operands copied; rows on the sectors
 /// but off the 128-byte lines (K = 2960) lost less in place than the copies cost.
 ///

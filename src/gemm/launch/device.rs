@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use cudarc::driver::{result, CudaContext, CudaStream};
 
-use super::driver_msg;
 use crate::gemm::error::Error;
 use crate::runtime::load::{self, driver_present, OpenFailure};
 
@@ -29,10 +28,10 @@ pub(crate) fn device_count() -> Result<usize, Error> {
         });
     }
     result::init().map_err(|e| Error::NoDevice {
-        reason: driver_msg(e),
+        reason: e.to_string(),
     })?;
     let n = CudaContext::device_count().map_err(|e| Error::NoDevice {
-        reason: driver_msg(e),
+        reason: e.to_string(),
     })?;
     Ok(n.max(0) as usize)
 }

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use cudarc::driver::{result, sys, CudaSlice, CudaStream};
 use ferrocute_kernels::abi::{GemmParams, RepackParams};
 
-use super::driver_msg;
 use super::module::Func;
 use super::tma::zeroed_tensor_map;
 use crate::gemm::error::Error;
@@ -74,7 +73,7 @@ unsafe fn enqueue(
     let launch_err = |e: result::DriverError| Error::Launch {
         kernel: kernel.to_string(),
         code: Some(e.0),
-        reason: driver_msg(e),
+        reason: e.to_string(),
     };
     stream.context().bind_to_thread().map_err(launch_err)?;
     // Not the persistent tiles: their CTAs hold every SM for the whole launch, so the next
@@ -199,6 +198,14 @@ pub(crate) fn launch_tma(
     unsafe { enqueue(stream, func, kernel, grid, cluster, cfg, &mut args[..count]) }
 }
 
+/// Whether `stream` is capturing a CUDA graph.
+pub(crate) fn capturing(stream: &CudaStream) -> Result<bool, Error> {
+    let status = stream
+        .capture_status()
+        .map_err(|e| Error::driver("stream capture query", e))?;
+    Ok(status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+}
+
 /// A workspace of a GEMM handle: the buffer its calls use, and the buffers it replaced,
 /// kept for the handle's life because a CUDA graph captured before may still use them.
 /// Each buffer is at least twice the one it replaced, so the kept ones add up to less than
@@ -222,10 +229,7 @@ pub(crate) fn workspace<'a>(
 ) -> Result<&'a mut CudaSlice<u8>, Error> {
     let held = slot.current.as_ref().map_or(0, |w| w.len() as u64);
     if slot.current.is_none() || held < bytes {
-        let status = stream
-            .capture_status()
-            .map_err(|e| Error::driver("stream capture query", e))?;
-        if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+        if capturing(stream)? {
             return Err(Error::WorkspaceInCapture { what, bytes });
         }
         let len = (bytes.div_ceil(2 << 20) * (2 << 20)).max(held.saturating_mul(2));

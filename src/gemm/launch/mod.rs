@@ -13,13 +13,7 @@ mod module;
 mod tma;
 
 pub(crate) use device::{device_count, open_stream};
-pub(crate) use enqueue::{launch_params, launch_tma, repack, workspace, Workspace};
+pub(crate) use enqueue::{capturing, launch_params, launch_tma, repack, workspace, Workspace};
 pub(crate) use ferrocute_kernels::abi::GemmParams;
 pub(crate) use module::{Func, ModuleCache};
 pub(crate) use tma::{tensor_map, zeroed_tensor_map, TmaOperand};
-
-use cudarc::driver::result;
-
-fn driver_msg(e: result::DriverError) -> String {
-    e.to_string()
-}

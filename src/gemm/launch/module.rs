@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::{sys, CudaContext, CudaStream};
 
-use super::driver_msg;
 use super::enqueue::{cluster_attr, launch_config};
 use crate::gemm::error::Error;
 use crate::gemm::registry::{module_artifacts, KernelConfig};
@@ -63,11 +62,11 @@ impl ModuleCache {
         };
         self.ctx
             .bind_to_thread()
-            .map_err(|e| load_err(driver_msg(e)))?;
+            .map_err(|e| load_err(e.to_string()))?;
         let cc = self
             .ctx
             .compute_capability()
-            .map_err(|e| load_err(driver_msg(e)))?;
+            .map_err(|e| load_err(e.to_string()))?;
         let image = load::module_image(name, module_artifacts(name), cc).map_err(load_err)?;
         let m = Arc::new(load::load(&self.ctx, image).map_err(load_err)?);
         mods.insert(name, m.clone());
